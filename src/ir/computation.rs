@@ -1,0 +1,305 @@
+//! A computation: an arena of instructions with a root.
+//!
+//! Invariants (checked by [`crate::ir::verify`]):
+//! - every operand id names a live instruction of the same computation;
+//! - `users` of an instruction lists each live instruction that has it as
+//!   an operand, once;
+//! - the root is set and live.
+//!
+//! Removed instructions leave a tombstone so ids stay stable.
+
+use super::instruction::Instruction;
+use super::InstrId;
+
+#[derive(Clone, Debug, Default)]
+pub struct Computation {
+    pub name: Box<str>,
+    instrs: Vec<Option<Instruction>>,
+    /// Instructions in the order they were added (the schedule of a
+    /// scheduled module); holds tombstoned ids until [`Self::compact_order`].
+    sequence: Vec<InstrId>,
+    root: Option<InstrId>,
+    /// `, execution_thread="..."` after the closing brace.
+    pub execution_thread: Option<Box<str>>,
+    live: usize,
+}
+
+impl Computation {
+    pub fn new(name: impl Into<Box<str>>) -> Computation {
+        Computation {
+            name: name.into(),
+            ..Computation::default()
+        }
+    }
+
+    pub fn root(&self) -> InstrId {
+        self.root.expect("computation has a root")
+    }
+
+    pub fn root_opt(&self) -> Option<InstrId> {
+        self.root
+    }
+
+    pub fn set_root(&mut self, id: InstrId) {
+        self.root = Some(id);
+    }
+
+    pub fn instr(&self, id: InstrId) -> &Instruction {
+        self.instrs[id.index()]
+            .as_ref()
+            .expect("instruction id refers to a removed instruction")
+    }
+
+    pub fn instr_mut(&mut self, id: InstrId) -> &mut Instruction {
+        self.instrs[id.index()]
+            .as_mut()
+            .expect("instruction id refers to a removed instruction")
+    }
+
+    pub fn get(&self, id: InstrId) -> Option<&Instruction> {
+        self.instrs.get(id.index())?.as_ref()
+    }
+
+    pub fn is_live(&self, id: InstrId) -> bool {
+        self.get(id).is_some()
+    }
+
+    pub fn instruction_count(&self) -> usize {
+        self.live
+    }
+
+    /// Live instructions in insertion order.
+    pub fn sequence(&self) -> impl Iterator<Item = InstrId> + '_ {
+        self.sequence.iter().copied().filter(|&id| self.is_live(id))
+    }
+
+    /// Live instructions with their ids, in insertion order.
+    pub fn instructions(&self) -> impl Iterator<Item = (InstrId, &Instruction)> + '_ {
+        self.sequence().map(|id| (id, self.instr(id)))
+    }
+
+    /// Parameters by parameter number.
+    pub fn parameters(&self) -> Vec<InstrId> {
+        let mut params: Vec<(i64, InstrId)> = self
+            .instructions()
+            .filter_map(|(id, i)| i.parameter_number().map(|n| (n, id)))
+            .collect();
+        params.sort_unstable();
+        params.into_iter().map(|(_, id)| id).collect()
+    }
+
+    pub fn find(&self, name: &str) -> Option<InstrId> {
+        self.instructions()
+            .find(|(_, i)| &*i.name == name)
+            .map(|(id, _)| id)
+    }
+
+    /// Adds an instruction whose operand ids are already in this computation
+    /// and registers it as a user of each. Naming is the module's job: call
+    /// [`crate::ir::Module::add_instruction`] unless the name is known unique.
+    pub fn push(&mut self, instr: Instruction) -> InstrId {
+        let id = InstrId::new(self.instrs.len());
+        let mut seen: Vec<InstrId> = Vec::new();
+        for &op in instr.operands.iter().chain(&instr.control_predecessors) {
+            if !seen.contains(&op) {
+                seen.push(op);
+                let users = &mut self.instr_mut(op).users;
+                if !users.contains(&id) {
+                    users.push(id);
+                }
+            }
+        }
+        self.instrs.push(Some(instr));
+        self.sequence.push(id);
+        self.live += 1;
+        id
+    }
+
+    /// Points operand `index` of `user` at `new`, keeping user lists right.
+    pub fn set_operand(&mut self, user: InstrId, index: usize, new: InstrId) {
+        let old = self.instr(user).operands[index];
+        if old == new {
+            return;
+        }
+        self.instr_mut(user).operands[index] = new;
+        self.unlink_if_unused(old, user);
+        let users = &mut self.instr_mut(new).users;
+        if !users.contains(&user) {
+            users.push(user);
+        }
+    }
+
+    /// Drops `user` from `operand`'s users if it no longer refers to it.
+    fn unlink_if_unused(&mut self, operand: InstrId, user: InstrId) {
+        let u = self.instr(user);
+        if u.operands.contains(&operand) || u.control_predecessors.contains(&operand) {
+            return;
+        }
+        let users = &mut self.instr_mut(operand).users;
+        if let Some(pos) = users.iter().position(|&x| x == user) {
+            users.remove(pos);
+        }
+    }
+
+    /// Makes every user of `old` use `new` instead; the root moves too.
+    /// Returns whether anything changed.
+    pub fn replace_all_uses(&mut self, old: InstrId, new: InstrId) -> bool {
+        if old == new {
+            return false;
+        }
+        let users = std::mem::take(&mut self.instr_mut(old).users);
+        let mut changed = !users.is_empty();
+        for user in users {
+            if user == new {
+                // `new` uses `old` itself (e.g. a wrapper): keep that edge.
+                self.instr_mut(old).users.push(user);
+                continue;
+            }
+            let u = self.instr_mut(user);
+            for op in u.operands.iter_mut().chain(u.control_predecessors.iter_mut()) {
+                if *op == old {
+                    *op = new;
+                }
+            }
+            let new_users = &mut self.instr_mut(new).users;
+            if !new_users.contains(&user) {
+                new_users.push(user);
+            }
+        }
+        if self.root == Some(old) {
+            self.root = Some(new);
+            changed = true;
+        }
+        changed
+    }
+
+    /// Removes an instruction that has no users and is not the root, then
+    /// every operand that became dead through it (XLA's
+    /// `RemoveInstructionAndUnusedOperands`). Parameters are never removed.
+    /// Returns the number of instructions removed.
+    pub fn remove_with_dead_operands(&mut self, id: InstrId) -> usize {
+        let mut removed = 0;
+        let mut stack = vec![id];
+        while let Some(id) = stack.pop() {
+            let Some(instr) = self.get(id) else { continue };
+            if !instr.users.is_empty()
+                || self.root == Some(id)
+                || instr.parameter_number().is_some()
+            {
+                continue;
+            }
+            let instr = self.instrs[id.index()].take().expect("checked live above");
+            self.live -= 1;
+            removed += 1;
+            let mut seen: Vec<InstrId> = Vec::new();
+            for &op in instr.operands.iter().chain(&instr.control_predecessors) {
+                if seen.contains(&op) {
+                    continue;
+                }
+                seen.push(op);
+                let users = &mut self.instr_mut(op).users;
+                users.retain(|&u| u != id);
+                if users.is_empty() {
+                    stack.push(op);
+                }
+            }
+        }
+        removed
+    }
+
+    /// Removes every instruction not reachable from the root, except
+    /// parameters and instructions with side effects. Returns the count.
+    pub fn remove_dead_code(&mut self, keep: impl Fn(&Instruction) -> bool) -> usize {
+        let candidates: Vec<InstrId> = self
+            .instructions()
+            .filter(|(id, i)| i.users.is_empty() && Some(*id) != self.root && !keep(i))
+            .map(|(id, _)| id)
+            .collect();
+        candidates
+            .into_iter()
+            .map(|id| self.remove_with_dead_operands(id))
+            .sum()
+    }
+
+    /// Drops tombstoned ids from the insertion sequence.
+    pub fn compact_order(&mut self) {
+        let instrs = &self.instrs;
+        self.sequence
+            .retain(|id| instrs.get(id.index()).is_some_and(Option::is_some));
+    }
+
+    /// Moves `id` in the insertion sequence to just before `before`; used by
+    /// scheduled modules so a new instruction runs before its user.
+    pub fn move_before(&mut self, id: InstrId, before: InstrId) {
+        if let Some(pos) = self.sequence.iter().position(|&x| x == id) {
+            self.sequence.remove(pos);
+        }
+        let at = self
+            .sequence
+            .iter()
+            .position(|&x| x == before)
+            .unwrap_or(self.sequence.len());
+        self.sequence.insert(at, id);
+    }
+
+    /// XLA's `MakeInstructionPostOrder`: a depth-first post-order started
+    /// from every instruction without users, in insertion order; operands
+    /// are visited first to last, control predecessors before operands.
+    pub fn post_order(&self) -> Vec<InstrId> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Mark {
+            New,
+            Visiting,
+            Done,
+        }
+        let mut mark = vec![Mark::New; self.instrs.len()];
+        let mut order = Vec::with_capacity(self.live);
+        let mut stack: Vec<InstrId> = Vec::new();
+        for start in self.sequence() {
+            if !self.instr(start).users.is_empty() || mark[start.index()] != Mark::New {
+                continue;
+            }
+            stack.push(start);
+            while let Some(&current) = stack.last() {
+                match mark[current.index()] {
+                    Mark::Done => {
+                        stack.pop();
+                    }
+                    Mark::Visiting => {
+                        mark[current.index()] = Mark::Done;
+                        order.push(current);
+                        stack.pop();
+                    }
+                    Mark::New => {
+                        mark[current.index()] = Mark::Visiting;
+                        let instr = self.instr(current);
+                        for &op in instr.operands.iter().rev() {
+                            if mark[op.index()] == Mark::New {
+                                stack.push(op);
+                            }
+                        }
+                        for &op in instr.control_predecessors.iter().rev() {
+                            if mark[op.index()] == Mark::New {
+                                stack.push(op);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Instructions only reachable through a cycle (invalid input) still
+        // get printed, after the rest.
+        if order.len() < self.live {
+            for id in self.sequence() {
+                if mark[id.index()] != Mark::Done {
+                    order.push(id);
+                }
+            }
+        }
+        order
+    }
+
+    pub(crate) fn slot_count(&self) -> usize {
+        self.instrs.len()
+    }
+}

@@ -1,0 +1,300 @@
+//! One HLO instruction and its attributes.
+//!
+//! Attributes are kept in the order they were written so that a module
+//! prints back byte for byte. The ones passes and the verifier need are
+//! typed ([`AttrValue`]); every other one keeps its text exactly.
+
+use super::literal::Literal;
+use super::opcode::Opcode;
+use super::shape::Shape;
+use super::{CompId, InstrId};
+use std::borrow::Cow;
+use std::fmt;
+
+#[derive(Clone, Debug)]
+pub struct Instruction {
+    pub name: Box<str>,
+    pub opcode: Opcode,
+    /// For `<op>-start`/`-update`/`-done` sugar: the wrapped op.
+    pub async_wrapped: Option<Opcode>,
+    pub shape: Shape,
+    pub(crate) operands: Vec<InstrId>,
+    pub(crate) users: Vec<InstrId>,
+    pub(crate) control_predecessors: Vec<InstrId>,
+    pub attrs: Vec<Attr>,
+    pub payload: Payload,
+}
+
+/// What some opcodes carry inside their parentheses instead of operands.
+#[derive(Clone, Debug, Default)]
+pub enum Payload {
+    #[default]
+    None,
+    Parameter(i64),
+    Constant(Box<Literal>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attr {
+    pub key: Cow<'static, str>,
+    pub value: AttrValue,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// Text printed exactly as read.
+    Raw(Box<str>),
+    Int(i64),
+    /// `{1,0}`
+    Ints(Vec<i64>),
+    Comp(CompId),
+    /// `{%a, %b}`
+    Comps(Vec<CompId>),
+    /// A quoted string, kept decoded (`custom_call_target`).
+    Str(Box<str>),
+    /// `backend_config`, kept decoded; see [`crate::text::printer`] for how
+    /// it prints.
+    BackendConfig(Box<str>),
+    Direction(ComparisonDirection),
+    CompareType(ComparisonType),
+    ApiVersion(ApiVersion),
+    /// `entry_computation_layout={(...)->...}` in the module header.
+    ProgramShape(super::module::ProgramShape),
+}
+
+macro_rules! text_enum {
+    ($(#[$m:meta])* $ty:ident { $($variant:ident => $name:expr,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $ty { $($variant,)* }
+
+        impl $ty {
+            pub const ALL: &'static [$ty] = &[$($ty::$variant,)*];
+            pub fn name(self) -> &'static str {
+                match self { $($ty::$variant => $name,)* }
+            }
+            pub fn from_name(s: &str) -> Option<$ty> {
+                match s { $($name => Some($ty::$variant),)* _ => None }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+text_enum!(
+    /// `direction=` of a compare.
+    ComparisonDirection {
+        Eq => "EQ",
+        Ne => "NE",
+        Ge => "GE",
+        Gt => "GT",
+        Le => "LE",
+        Lt => "LT",
+    }
+);
+
+text_enum!(
+    /// `type=` of a compare.
+    ComparisonType {
+        Float => "FLOAT",
+        TotalOrder => "TOTALORDER",
+        Signed => "SIGNED",
+        Unsigned => "UNSIGNED",
+    }
+);
+
+text_enum!(
+    /// `api_version=` of a custom call (`CustomCallApiVersion`).
+    ApiVersion {
+        Unspecified => "API_VERSION_UNSPECIFIED",
+        Original => "API_VERSION_ORIGINAL",
+        StatusReturning => "API_VERSION_STATUS_RETURNING",
+        StatusReturningUnified => "API_VERSION_STATUS_RETURNING_UNIFIED",
+        TypedFfi => "API_VERSION_TYPED_FFI",
+    }
+);
+
+impl ComparisonType {
+    /// The type a compare of this element type has when none is written.
+    pub fn default_for(ty: super::PrimitiveType) -> ComparisonType {
+        if ty.is_float() || ty.is_complex() {
+            ComparisonType::Float
+        } else if ty.is_signed_int() {
+            ComparisonType::Signed
+        } else {
+            ComparisonType::Unsigned
+        }
+    }
+}
+
+impl Instruction {
+    /// A new instruction with no operands and no attributes.
+    pub fn new(name: impl Into<Box<str>>, opcode: Opcode, shape: Shape) -> Instruction {
+        Instruction {
+            name: name.into(),
+            opcode,
+            async_wrapped: None,
+            shape,
+            operands: Vec::new(),
+            users: Vec::new(),
+            control_predecessors: Vec::new(),
+            attrs: Vec::new(),
+            payload: Payload::None,
+        }
+    }
+
+    pub fn operands(&self) -> &[InstrId] {
+        &self.operands
+    }
+
+    pub fn operand(&self, i: usize) -> InstrId {
+        self.operands[i]
+    }
+
+    /// Users, each once, in the order they first used this instruction.
+    pub fn users(&self) -> &[InstrId] {
+        &self.users
+    }
+
+    pub fn control_predecessors(&self) -> &[InstrId] {
+        &self.control_predecessors
+    }
+
+    pub fn attr(&self, key: &str) -> Option<&AttrValue> {
+        self.attrs.iter().find(|a| a.key == key).map(|a| &a.value)
+    }
+
+    pub fn attr_mut(&mut self, key: &str) -> Option<&mut AttrValue> {
+        self.attrs
+            .iter_mut()
+            .find(|a| a.key == key)
+            .map(|a| &mut a.value)
+    }
+
+    /// Sets an attribute, keeping its place if present, else appending it.
+    pub fn set_attr(&mut self, key: &'static str, value: AttrValue) {
+        match self.attr_mut(key) {
+            Some(v) => *v = value,
+            None => self.attrs.push(Attr {
+                key: Cow::Borrowed(key),
+                value,
+            }),
+        }
+    }
+
+    /// Sets an attribute, inserting a new one just before `before` (or at
+    /// the end) so that it lands where XLA's printer puts it.
+    pub fn set_attr_before(&mut self, key: &'static str, value: AttrValue, before: &[&str]) {
+        if let Some(v) = self.attr_mut(key) {
+            *v = value;
+            return;
+        }
+        let pos = self
+            .attrs
+            .iter()
+            .position(|a| before.contains(&a.key.as_ref()))
+            .unwrap_or(self.attrs.len());
+        self.attrs.insert(
+            pos,
+            Attr {
+                key: Cow::Borrowed(key),
+                value,
+            },
+        );
+    }
+
+    pub fn remove_attr(&mut self, key: &str) -> Option<AttrValue> {
+        let pos = self.attrs.iter().position(|a| a.key == key)?;
+        Some(self.attrs.remove(pos).value)
+    }
+
+    pub fn custom_call_target(&self) -> Option<&str> {
+        match self.attr("custom_call_target")? {
+            AttrValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The raw `backend_config` string ("" when absent).
+    pub fn backend_config(&self) -> &str {
+        match self.attr("backend_config") {
+            Some(AttrValue::BackendConfig(s)) | Some(AttrValue::Str(s)) => s,
+            _ => "",
+        }
+    }
+
+    /// `api_version` of a custom call (ORIGINAL when not written).
+    pub fn api_version(&self) -> ApiVersion {
+        match self.attr("api_version") {
+            Some(AttrValue::ApiVersion(v)) => *v,
+            _ => ApiVersion::Original,
+        }
+    }
+
+    pub fn comparison_direction(&self) -> Option<ComparisonDirection> {
+        match self.attr("direction")? {
+            AttrValue::Direction(d) => Some(*d),
+            _ => None,
+        }
+    }
+
+    /// The written `type=` of a compare, if any.
+    pub fn comparison_type(&self) -> Option<ComparisonType> {
+        match self.attr("type")? {
+            AttrValue::CompareType(t) => Some(*t),
+            _ => None,
+        }
+    }
+
+    pub fn dimensions(&self) -> Option<&[i64]> {
+        match self.attr("dimensions")? {
+            AttrValue::Ints(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn int_attr(&self, key: &str) -> Option<i64> {
+        match self.attr(key)? {
+            AttrValue::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    pub fn to_apply(&self) -> Option<CompId> {
+        match self.attr("to_apply")? {
+            AttrValue::Comp(c) => Some(*c),
+            _ => None,
+        }
+    }
+
+    pub fn parameter_number(&self) -> Option<i64> {
+        match self.payload {
+            Payload::Parameter(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn literal(&self) -> Option<&Literal> {
+        match &self.payload {
+            Payload::Constant(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// Every computation this instruction calls, in attribute order.
+    pub fn called_computations(&self) -> impl Iterator<Item = CompId> + '_ {
+        self.attrs.iter().flat_map(|a| {
+            let slice: &[CompId] = match &a.value {
+                AttrValue::Comp(c) => std::slice::from_ref(c),
+                AttrValue::Comps(cs) => cs,
+                _ => &[],
+            };
+            slice.iter().copied()
+        })
+    }
+}

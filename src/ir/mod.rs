@@ -1,0 +1,55 @@
+//! The in-memory HLO IR.
+//!
+//! A [`Module`] owns [`Computation`]s; a computation owns its
+//! [`Instruction`]s in an arena. Both are named by typed ids ([`CompId`],
+//! [`InstrId`]) that stay valid until the thing they name is removed.
+//! Operands are ids into the same computation and every instruction knows
+//! its users, so replacing an instruction costs as much as its use count.
+//! All mutation goes through [`Module::add_instruction`],
+//! [`Computation::replace_all_uses`], [`Module::replace_instruction`] and
+//! the dead-code removers; [`verify`] checks the invariants.
+
+pub mod computation;
+pub mod instruction;
+pub mod literal;
+pub mod module;
+pub mod opcode;
+pub mod shape;
+pub mod types;
+pub mod verify;
+
+pub use computation::Computation;
+pub use instruction::{
+    ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType, Instruction, Payload,
+};
+pub use literal::Literal;
+pub use module::{Module, PrintOptions, ProgramShape, StackFrameIndex};
+pub use opcode::Opcode;
+pub use shape::{ArrayShape, Layout, Shape};
+pub use types::PrimitiveType;
+
+macro_rules! id_type {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(u32);
+
+        impl $name {
+            pub(crate) fn new(index: usize) -> Self {
+                $name(u32::try_from(index).expect("fewer than 2^32 entities"))
+            }
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// An instruction of one computation.
+    InstrId
+);
+id_type!(
+    /// A computation of one module.
+    CompId
+);

@@ -1,0 +1,407 @@
+//! An HLO module: computations, the entry, the header and the stack-frame
+//! tables; and the one mutation API passes use.
+
+use super::computation::Computation;
+use super::instruction::{Attr, AttrValue, Instruction};
+use super::opcode::Opcode;
+use super::shape::Shape;
+use super::{CompId, InstrId};
+use std::collections::{HashMap, HashSet};
+
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub name: Box<str>,
+    /// Header attributes after the module name, in written order.
+    /// `entry_computation_layout` is an [`AttrValue::ProgramShape`].
+    pub header: Vec<Attr>,
+    comps: Vec<Option<Computation>>,
+    /// Computations in print order.
+    comp_order: Vec<CompId>,
+    entry: Option<CompId>,
+    pub stack_frames: Option<StackFrameIndex>,
+    /// How the module was written; the printer's default.
+    pub style: PrintOptions,
+    names: NameUniquer,
+}
+
+/// What the printer prints; [`PrintOptions::default_form`] is what XLA's
+/// `ToString()` and `--xla_dump_to` write, [`PrintOptions::short_form`] is
+/// `HloPrintOptions::ShortParsable()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// `%` before instruction and computation names.
+    pub percent: bool,
+    /// `%name (p: f32[]) -> f32[] {` computation headers.
+    pub signatures: bool,
+    /// `f32[2]{0} %x` in operand lists.
+    pub operand_shapes: bool,
+    /// `/*index=5*/` every five operands.
+    pub operand_index_annotations: bool,
+    /// `metadata={...}` attributes.
+    pub metadata: bool,
+    /// The `FileNames`/.../`StackFrames` tables.
+    pub stack_frames: bool,
+    /// Print an `entry_computation_layout` derived from the entry
+    /// computation when the header has none (XLA always prints one; older
+    /// frontends' dumps have none, and a round trip keeps it that way).
+    pub derive_entry_layout: bool,
+    /// End the text with a blank line, as XLA does (hand-trimmed dumps
+    /// end with a single newline, and a round trip keeps that).
+    pub trailing_blank_line: bool,
+}
+
+impl PrintOptions {
+    pub fn default_form() -> PrintOptions {
+        PrintOptions {
+            percent: true,
+            signatures: true,
+            operand_shapes: false,
+            operand_index_annotations: true,
+            metadata: true,
+            stack_frames: true,
+            derive_entry_layout: true,
+            trailing_blank_line: true,
+        }
+    }
+
+    /// The form of XLA's parser tests (`print_operand_shape(true)`).
+    pub fn long_form() -> PrintOptions {
+        PrintOptions {
+            operand_shapes: true,
+            ..PrintOptions::default_form()
+        }
+    }
+
+    pub fn short_form() -> PrintOptions {
+        PrintOptions {
+            percent: false,
+            signatures: false,
+            operand_shapes: false,
+            operand_index_annotations: false,
+            metadata: false,
+            stack_frames: false,
+            derive_entry_layout: true,
+            trailing_blank_line: true,
+        }
+    }
+}
+
+impl Default for PrintOptions {
+    fn default() -> Self {
+        PrintOptions::default_form()
+    }
+}
+
+/// A program shape: `(f32[2]{0}, s32[])->f32[2]{0}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProgramShape {
+    pub parameters: Vec<Shape>,
+    pub result: Shape,
+}
+
+/// The stack-frame tables JAX writes between the header and the first
+/// computation. Ids in the text are 1-based positions in these lists.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StackFrameIndex {
+    pub file_names: Vec<Box<str>>,
+    pub function_names: Vec<Box<str>>,
+    pub file_locations: Vec<FileLocation>,
+    pub stack_frames: Vec<StackFrame>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileLocation {
+    pub file_name_id: i64,
+    pub function_name_id: i64,
+    pub line: i64,
+    pub end_line: i64,
+    pub column: i64,
+    pub end_column: i64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StackFrame {
+    pub file_location_id: i64,
+    /// As the proto has it: 0 for none. The text prints this plus one.
+    pub parent_frame_id: i64,
+}
+
+/// XLA's `NameUniquer`: a name `base.N` registers N as taken for `base`; a
+/// new name takes the smallest free N (none for 0).
+#[derive(Clone, Debug, Default)]
+pub struct NameUniquer {
+    taken: HashSet<Box<str>>,
+    next: HashMap<Box<str>, u64>,
+}
+
+impl NameUniquer {
+    /// Splits `foo.12` into (`foo`, Some(12)).
+    fn split(name: &str) -> (&str, Option<u64>) {
+        if let Some(dot) = name.rfind('.') {
+            let digits = &name[dot + 1..];
+            if !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && (digits == "0" || !digits.starts_with('0'))
+            {
+                if let Ok(n) = digits.parse::<u64>() {
+                    return (&name[..dot], Some(n));
+                }
+            }
+        }
+        (name, None)
+    }
+
+    /// Records a name as taken (parsed names keep theirs).
+    pub fn register(&mut self, name: &str) {
+        self.taken.insert(name.into());
+    }
+
+    pub fn is_taken(&self, name: &str) -> bool {
+        self.taken.contains(name)
+    }
+
+    /// A name not taken yet, derived from `wanted`, and marks it taken.
+    pub fn unique(&mut self, wanted: &str) -> Box<str> {
+        if !self.taken.contains(wanted) {
+            self.register(wanted);
+            return wanted.into();
+        }
+        let (base, _) = Self::split(wanted);
+        let mut n = self.next.get(base).copied().unwrap_or(1).max(1);
+        loop {
+            let candidate = format!("{base}.{n}");
+            n += 1;
+            if !self.taken.contains(candidate.as_str()) {
+                self.next.insert(base.into(), n);
+                let candidate: Box<str> = candidate.into();
+                self.taken.insert(candidate.clone());
+                return candidate;
+            }
+        }
+    }
+}
+
+impl Module {
+    pub fn new(name: impl Into<Box<str>>) -> Module {
+        Module {
+            name: name.into(),
+            header: Vec::new(),
+            comps: Vec::new(),
+            comp_order: Vec::new(),
+            entry: None,
+            stack_frames: None,
+            style: PrintOptions::default_form(),
+            names: NameUniquer::default(),
+        }
+    }
+
+    pub fn entry(&self) -> CompId {
+        self.entry.expect("module has an entry computation")
+    }
+
+    pub fn entry_opt(&self) -> Option<CompId> {
+        self.entry
+    }
+
+    pub fn set_entry(&mut self, id: CompId) {
+        self.entry = Some(id);
+    }
+
+    pub fn comp(&self, id: CompId) -> &Computation {
+        self.comps[id.index()]
+            .as_ref()
+            .expect("computation id refers to a removed computation")
+    }
+
+    pub fn comp_mut(&mut self, id: CompId) -> &mut Computation {
+        self.comps[id.index()]
+            .as_mut()
+            .expect("computation id refers to a removed computation")
+    }
+
+    pub fn get_comp(&self, id: CompId) -> Option<&Computation> {
+        self.comps.get(id.index())?.as_ref()
+    }
+
+    /// Computations in print order.
+    pub fn computation_ids(&self) -> impl Iterator<Item = CompId> + '_ {
+        self.comp_order
+            .iter()
+            .copied()
+            .filter(|id| self.get_comp(*id).is_some())
+    }
+
+    pub fn computations(&self) -> impl Iterator<Item = (CompId, &Computation)> + '_ {
+        self.computation_ids().map(|id| (id, self.comp(id)))
+    }
+
+    pub fn find_computation(&self, name: &str) -> Option<CompId> {
+        self.computations()
+            .find(|(_, c)| &*c.name == name)
+            .map(|(id, _)| id)
+    }
+
+    pub fn instruction_count(&self) -> usize {
+        self.computations().map(|(_, c)| c.instruction_count()).sum()
+    }
+
+    /// Reserves a computation slot (the parser learns names before bodies).
+    pub(crate) fn reserve_computation(&mut self) -> CompId {
+        self.comps.push(None);
+        CompId::new(self.comps.len() - 1)
+    }
+
+    /// Fills a reserved slot and puts it last in print order.
+    pub(crate) fn define_computation(&mut self, id: CompId, comp: Computation) {
+        self.comps[id.index()] = Some(comp);
+        self.comp_order.push(id);
+    }
+
+    /// Adds a computation, printed before the entry computation.
+    pub fn add_computation(&mut self, mut comp: Computation) -> CompId {
+        comp.name = self.names.unique(&comp.name);
+        let id = CompId::new(self.comps.len());
+        self.comps.push(Some(comp));
+        let at = self
+            .comp_order
+            .iter()
+            .position(|&c| Some(c) == self.entry)
+            .unwrap_or(self.comp_order.len());
+        self.comp_order.insert(at, id);
+        id
+    }
+
+    pub fn names(&self) -> &NameUniquer {
+        &self.names
+    }
+
+    pub(crate) fn names_mut(&mut self) -> &mut NameUniquer {
+        &mut self.names
+    }
+
+    /// Adds an instruction to `comp`. An empty name becomes the opcode's
+    /// name; a taken name gets XLA's `.N` suffix. Operands must be live
+    /// instructions of `comp`.
+    pub fn add_instruction(&mut self, comp: CompId, mut instr: Instruction) -> InstrId {
+        let wanted: &str = if instr.name.is_empty() {
+            instr.opcode.name()
+        } else {
+            &instr.name
+        };
+        instr.name = self.names.unique(wanted);
+        self.comp_mut(comp).push(instr)
+    }
+
+    /// XLA's `ReplaceInstruction`: every use of `old` (and the root) moves
+    /// to `new`, then `old` and every operand that became dead through it
+    /// are removed. `new` must already be in the computation.
+    pub fn replace_instruction(&mut self, comp: CompId, old: InstrId, new: InstrId) {
+        let c = self.comp_mut(comp);
+        c.replace_all_uses(old, new);
+        c.remove_with_dead_operands(old);
+    }
+
+    /// Removes unreachable instructions everywhere (keeping parameters and
+    /// side-effecting instructions). Returns the number removed.
+    pub fn remove_dead_code(&mut self) -> usize {
+        let ids: Vec<CompId> = self.computation_ids().collect();
+        ids.into_iter()
+            .map(|id| self.comp_mut(id).remove_dead_code(has_side_effect))
+            .sum()
+    }
+
+    /// Computations reachable from the entry, callees before callers.
+    pub fn computation_post_order(&self) -> Vec<CompId> {
+        let mut visited = vec![false; self.comps.len()];
+        let mut order = Vec::new();
+        let roots: Vec<CompId> = self.computation_ids().collect();
+        for root in roots {
+            self.visit_comp(root, &mut visited, &mut order);
+        }
+        order
+    }
+
+    fn visit_comp(&self, start: CompId, visited: &mut [bool], order: &mut Vec<CompId>) {
+        // Explicit stack: call graphs can be deep in generated modules.
+        let mut stack: Vec<(CompId, bool)> = vec![(start, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                order.push(id);
+                continue;
+            }
+            if visited[id.index()] || self.get_comp(id).is_none() {
+                continue;
+            }
+            visited[id.index()] = true;
+            stack.push((id, true));
+            let comp = self.comp(id);
+            let mut callees: Vec<CompId> = comp
+                .instructions()
+                .flat_map(|(_, i)| i.called_computations().collect::<Vec<_>>())
+                .collect();
+            callees.reverse();
+            for c in callees {
+                if !visited[c.index()] {
+                    stack.push((c, false));
+                }
+            }
+        }
+    }
+
+    /// The entry computation's program shape, from its parameters and root.
+    pub fn derived_entry_layout(&self) -> Option<ProgramShape> {
+        let entry = self.get_comp(self.entry?)?;
+        let parameters = entry
+            .parameters()
+            .into_iter()
+            .map(|p| entry.instr(p).shape.clone())
+            .collect();
+        let result = entry.instr(entry.root_opt()?).shape.clone();
+        Some(ProgramShape { parameters, result })
+    }
+
+    /// The `entry_computation_layout` header attribute, if written.
+    pub fn entry_computation_layout(&self) -> Option<&ProgramShape> {
+        self.header.iter().find_map(|a| match &a.value {
+            AttrValue::ProgramShape(p) if a.key == "entry_computation_layout" => Some(p),
+            _ => None,
+        })
+    }
+
+    pub(crate) fn comp_slot_count(&self) -> usize {
+        self.comps.len()
+    }
+}
+
+/// Instructions dead-code elimination must keep even without users.
+pub fn has_side_effect(i: &Instruction) -> bool {
+    use Opcode::*;
+    match i.opcode {
+        Send | SendDone | Recv | RecvDone | Outfeed | Infeed | AfterAll | Rng
+        | RngGetAndUpdateState | AllReduce | AllReduceStart | AllReduceDone | AllGather
+        | AllGatherStart | AllGatherDone | CollectivePermute | CollectivePermuteStart
+        | CollectivePermuteDone | AllToAll | ReduceScatter | RaggedAllToAll
+        | CollectiveBroadcast | Parameter => true,
+        CustomCall => matches!(
+            i.attr("custom_call_has_side_effect"),
+            Some(AttrValue::Raw(v)) if &**v == "true"
+        ),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_uniquer_takes_smallest_free_suffix() {
+        let mut n = NameUniquer::default();
+        n.register("constant.65");
+        assert_eq!(&*n.unique("constant"), "constant");
+        assert_eq!(&*n.unique("constant"), "constant.1");
+        n.register("constant.2");
+        assert_eq!(&*n.unique("constant"), "constant.3");
+        assert_eq!(&*n.unique("constant.65"), "constant.4");
+    }
+}

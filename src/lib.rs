@@ -1,0 +1,11 @@
+//! `hlo-opt`: read XLA HLO modules, legalize them for AWS Neuron, write them
+//! back exactly as XLA would.
+//!
+//! - [`ir`]: the module, computations and instructions, and the one
+//!   mutation API every pass uses;
+//! - [`text`]: the HLO text parser and printer;
+//! - [`passes`]: the pass interface, registry and pipeline.
+
+pub mod ir;
+pub mod passes;
+pub mod text;

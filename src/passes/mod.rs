@@ -1,0 +1,1 @@
+//! Passes: the interface, the registry, and the pipeline that runs them.

@@ -1,0 +1,10 @@
+//! HLO text: the parser and the printer.
+
+pub mod error;
+pub mod number;
+pub mod parser;
+pub mod printer;
+
+pub use error::ParseError;
+pub use parser::parse_module;
+pub use printer::{print_module, print_module_with};

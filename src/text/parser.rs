@@ -1,0 +1,1745 @@
+//! The HLO text parser: XLA's `HloModule` text, in the default form, the
+//! long form (operand shapes) and the short form, into a [`Module`].
+//!
+//! It is a single pass over the bytes with no token buffer. Attributes the
+//! IR types are parsed into values; every other attribute keeps its exact
+//! text so printing gives back the input. Nothing here recurses on the
+//! input's nesting without a depth limit.
+
+use super::error::ParseError;
+use super::number::c_unescape;
+use crate::ir::instruction::{ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType};
+use crate::ir::literal::{Literal, LiteralData};
+use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
+use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOUNDED_DIM};
+use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType};
+use half::{bf16, f16};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Deepest nesting of shapes, literals and nested instructions accepted.
+const MAX_DEPTH: usize = 256;
+
+/// Parses a module; `file` names the input in errors.
+pub fn parse_module(text: &str, file: &str) -> Result<Module, ParseError> {
+    let mut p = Parser::new(text, file);
+    p.module().map_err(|e| *e)
+}
+
+type PResult<T> = Result<T, Box<ParseError>>;
+
+/// FxHash: names are short and trusted to be unique, so a fast hash wins.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut v = 0u64;
+            for (i, &b) in chunk.iter().enumerate() {
+                v |= u64::from(b) << (i * 8);
+            }
+            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+struct Parser<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    file: &'a str,
+    depth: usize,
+    module: Module,
+    comp_ids: FxMap<&'a str, CompId>,
+    /// Where each computation was first referenced (for "undefined" errors).
+    comp_refs: FxMap<CompId, usize>,
+    comp_defined: FxMap<CompId, usize>,
+    /// Names of instructions in all computations so far, for cross-
+    /// computation lookups and duplicate checks.
+    all_names: FxMap<&'a str, (CompId, usize)>,
+    /// Instructions made without a name (nested ones, compact GTEs), named
+    /// once every written name is known, as XLA does.
+    unnamed: Vec<(CompId, InstrId, String)>,
+    saw_percent: bool,
+    saw_operand_shape: bool,
+    saw_signature: bool,
+    saw_any_instruction: bool,
+}
+
+/// The instructions of the computation being parsed.
+struct Scope<'a> {
+    comp: Computation,
+    id: CompId,
+    names: FxMap<&'a str, InstrId>,
+    /// (operand, tuple index path) -> the GTE made for `%x#i#j`.
+    compact_gtes: FxMap<(InstrId, Vec<i64>), InstrId>,
+    root: Option<(InstrId, usize)>,
+    params: FxMap<i64, usize>,
+}
+
+fn is_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b == b'.' || b == b'-' || b.is_ascii_digit()
+}
+
+fn is_name_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-'
+}
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str, file: &'a str) -> Parser<'a> {
+        Parser {
+            text,
+            b: text.as_bytes(),
+            pos: 0,
+            file,
+            depth: 0,
+            module: Module::new(""),
+            comp_ids: FxMap::default(),
+            comp_refs: FxMap::default(),
+            comp_defined: FxMap::default(),
+            all_names: FxMap::default(),
+            unnamed: Vec::new(),
+            saw_percent: false,
+            saw_operand_shape: false,
+            saw_signature: false,
+            saw_any_instruction: false,
+        }
+    }
+
+    // ---- errors -------------------------------------------------------
+
+    fn err_at<T>(&self, pos: usize, msg: impl Into<String>) -> PResult<T> {
+        Err(Box::new(ParseError::at(self.file, self.text, pos, msg)))
+    }
+
+    fn err<T>(&self, msg: impl Into<String>) -> PResult<T> {
+        self.err_at(self.pos, msg)
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.err(format!("maximum nesting depth ({MAX_DEPTH}) exceeded"));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    // ---- lexing -------------------------------------------------------
+
+    fn skip_ws(&mut self) -> PResult<()> {
+        loop {
+            match self.b.get(self.pos) {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
+                Some(b'/') if self.b.get(self.pos + 1) == Some(&b'*') => {
+                    let start = self.pos;
+                    match self.text[self.pos + 2..].find("*/") {
+                        Some(i) => self.pos += i + 4,
+                        None => return self.err_at(start, "/* unterminated comment"),
+                    }
+                }
+                Some(b'/') if self.b.get(self.pos + 1) == Some(&b'/') => {
+                    self.pos = self.text[self.pos..]
+                        .find('\n')
+                        .map_or(self.b.len(), |i| self.pos + i);
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn peek(&mut self) -> PResult<Option<u8>> {
+        self.skip_ws()?;
+        Ok(self.b.get(self.pos).copied())
+    }
+
+    fn eat(&mut self, c: u8) -> PResult<bool> {
+        if self.peek()? == Some(c) {
+            self.pos += 1;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    fn expect(&mut self, c: u8, what: &str) -> PResult<()> {
+        if self.eat(c)? {
+            Ok(())
+        } else {
+            let found = self.describe_here();
+            self.err(format!("expects '{}' {what}, but sees {found}", c as char))
+        }
+    }
+
+    fn describe_here(&self) -> String {
+        match self.b.get(self.pos) {
+            None => "end of file".to_string(),
+            Some(_) => {
+                let rest = &self.text[self.pos..];
+                let end = rest
+                    .char_indices()
+                    .find(|&(i, ch)| i > 0 && !(ch.is_ascii_alphanumeric() || "_.-".contains(ch)))
+                    .map_or(rest.len(), |(i, _)| i);
+                let end = end.clamp(rest.chars().next().map_or(0, char::len_utf8), 40);
+                format!("'{}'", &rest[..end.min(rest.len())])
+            }
+        }
+    }
+
+    fn eat_keyword(&mut self, kw: &str) -> PResult<bool> {
+        self.skip_ws()?;
+        let end = self.pos + kw.len();
+        if self.b.get(self.pos..end) == Some(kw.as_bytes())
+            && !self.b.get(end).is_some_and(|&c| is_name_char(c))
+        {
+            self.pos = end;
+            Ok(true)
+        } else {
+            Ok(false)
+        }
+    }
+
+    /// An identifier-like word at the cursor, not consumed.
+    fn peek_word(&mut self) -> PResult<&'a str> {
+        self.skip_ws()?;
+        let start = self.pos;
+        let mut end = start;
+        while end < self.b.len() && is_name_char(self.b[end]) {
+            end += 1;
+        }
+        Ok(&self.text[start..end])
+    }
+
+    /// A name, with an optional `%` sigil (recorded for the print style).
+    fn name(&mut self, what: &str) -> PResult<&'a str> {
+        self.skip_ws()?;
+        if self.b.get(self.pos) == Some(&b'%') {
+            self.pos += 1;
+            self.saw_percent = true;
+        }
+        let start = self.pos;
+        if !self.b.get(start).is_some_and(|&c| is_name_start(c)) {
+            let found = self.describe_here();
+            return self.err(format!("expects {what}, but sees {found}"));
+        }
+        let mut end = start;
+        while end < self.b.len() && is_name_char(self.b[end]) {
+            end += 1;
+        }
+        self.pos = end;
+        Ok(&self.text[start..end])
+    }
+
+    fn int(&mut self) -> PResult<i64> {
+        self.skip_ws()?;
+        let start = self.pos;
+        let mut end = start;
+        if self.b.get(end) == Some(&b'-') {
+            end += 1;
+        }
+        while end < self.b.len() && self.b[end].is_ascii_digit() {
+            end += 1;
+        }
+        match self.text[start..end].parse::<i64>() {
+            Ok(v) if end > start => {
+                self.pos = end;
+                Ok(v)
+            }
+            _ => {
+                let found = self.describe_here();
+                self.err(format!("expects integer, but sees {found}"))
+            }
+        }
+    }
+
+    /// A quoted string, decoded.
+    fn string(&mut self) -> PResult<String> {
+        self.skip_ws()?;
+        let start = self.pos;
+        if self.b.get(start) != Some(&b'"') {
+            let found = self.describe_here();
+            return self.err(format!("expects string, but sees {found}"));
+        }
+        let end = self.string_end(start)?;
+        self.pos = end;
+        match c_unescape(&self.text[start + 1..end - 1]) {
+            Ok(s) => Ok(s),
+            Err(off) => self.err_at(start + 1 + off, "invalid escape sequence in string"),
+        }
+    }
+
+    /// Byte offset just past the closing quote of the string at `start`.
+    fn string_end(&self, start: usize) -> PResult<usize> {
+        let mut i = start + 1;
+        while i < self.b.len() {
+            match self.b[i] {
+                b'\\' => i += 2,
+                b'"' => return Ok(i + 1),
+                _ => i += 1,
+            }
+        }
+        self.err_at(start, "unterminated string")
+    }
+
+    /// The text of an attribute value this parser does not model: up to the
+    /// next `,` or line end outside brackets and strings, or an unmatched
+    /// closing bracket.
+    fn raw_value(&mut self) -> PResult<&'a str> {
+        self.skip_ws()?;
+        let start = self.pos;
+        let mut stack: Vec<u8> = Vec::new();
+        let mut i = start;
+        while i < self.b.len() {
+            let c = self.b[i];
+            match c {
+                b'"' => {
+                    i = self.string_end(i)?;
+                    continue;
+                }
+                b'{' | b'[' | b'(' => stack.push(c),
+                b'}' | b']' | b')' => {
+                    let open = match c {
+                        b'}' => b'{',
+                        b']' => b'[',
+                        _ => b'(',
+                    };
+                    match stack.pop() {
+                        Some(o) if o == open => {}
+                        Some(_) => return self.err_at(i, format!("unbalanced '{}'", c as char)),
+                        None => break,
+                    }
+                }
+                b',' | b'\n' | b'\r' if stack.is_empty() => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        if !stack.is_empty() {
+            return self.err_at(start, "unterminated attribute value");
+        }
+        let mut end = i;
+        while end > start && matches!(self.b[end - 1], b' ' | b'\t') {
+            end -= 1;
+        }
+        if end == start {
+            return self.err("expects attribute value");
+        }
+        self.pos = end;
+        Ok(&self.text[start..end])
+    }
+
+    // ---- shapes -------------------------------------------------------
+
+    fn shape(&mut self) -> PResult<Shape> {
+        self.enter()?;
+        let r = self.shape_inner();
+        self.leave();
+        r
+    }
+
+    fn shape_inner(&mut self) -> PResult<Shape> {
+        if self.eat(b'(')? {
+            let mut elems = Vec::new();
+            if !self.eat(b')')? {
+                loop {
+                    elems.push(self.shape()?);
+                    if self.eat(b')')? {
+                        break;
+                    }
+                    self.expect(b',', "between tuple elements")?;
+                }
+            }
+            return Ok(Shape::Tuple(elems));
+        }
+        let word_start = self.pos;
+        let word = self.peek_word()?;
+        let ty = match word {
+            "token" => None,
+            "opaque" => None,
+            _ => match PrimitiveType::from_name(word) {
+                Some(t) => Some(t),
+                None => {
+                    return self.err_at(word_start, format!("expected primitive type, but sees '{word}'"))
+                }
+            },
+        };
+        self.pos += word.len();
+        if self.b.get(self.pos) != Some(&b'[') {
+            return self.err("expects '[' to start the dimensions of a shape");
+        }
+        self.pos += 1;
+        let mut dims = Vec::new();
+        let mut dynamic = Vec::new();
+        if !self.eat(b']')? {
+            loop {
+                self.skip_ws()?;
+                if self.eat(b'?')? {
+                    dims.push(UNBOUNDED_DIM);
+                    dynamic.push(true);
+                } else {
+                    let is_dyn = self.b.get(self.pos..self.pos + 2) == Some(b"<=");
+                    if is_dyn {
+                        self.pos += 2;
+                    }
+                    let d = self.int()?;
+                    if d < 0 {
+                        return self.err("dimension sizes must be non-negative");
+                    }
+                    dims.push(d);
+                    dynamic.push(is_dyn);
+                }
+                if self.eat(b']')? {
+                    break;
+                }
+                self.expect(b',', "between dimensions")?;
+            }
+        }
+        match (ty, word) {
+            (None, "token") => return Ok(Shape::Token),
+            (None, _) => return Ok(Shape::Opaque),
+            _ => {}
+        }
+        let element_type = ty.expect("checked above");
+        // A layout must follow directly (`f32[2]{0}`), not after a space.
+        let layout = if self.b.get(self.pos) == Some(&b'{') {
+            Some(self.layout(dims.len())?)
+        } else {
+            None
+        };
+        Ok(Shape::Array(ArrayShape {
+            element_type,
+            dims,
+            dynamic,
+            layout,
+        }))
+    }
+
+    fn layout(&mut self, rank: usize) -> PResult<Layout> {
+        let start = self.pos;
+        self.expect(b'{', "to start a layout")?;
+        let mut layout = Layout::default();
+        loop {
+            match self.peek()? {
+                Some(b'}') | Some(b':') => break,
+                _ => {
+                    layout.minor_to_major.push(self.int()?);
+                    if !self.eat(b',')? {
+                        break;
+                    }
+                }
+            }
+        }
+        if self.eat(b':')? {
+            self.layout_extras(&mut layout)?;
+        }
+        self.expect(b'}', "at the end of a layout")?;
+        if layout.minor_to_major.len() != rank
+            && !(layout.minor_to_major.is_empty() && rank == 0)
+        {
+            return self.err_at(
+                start,
+                format!(
+                    "Dimensions size is {rank}, but minor to major size is {}.",
+                    layout.minor_to_major.len()
+                ),
+            );
+        }
+        Ok(layout)
+    }
+
+    fn paren_group(&mut self) -> PResult<&'a str> {
+        let start = self.pos;
+        if self.b.get(self.pos) != Some(&b'(') {
+            return self.err("expects '('");
+        }
+        match self.text[self.pos..].find(')') {
+            Some(i) => {
+                self.pos += i + 1;
+                Ok(&self.text[start..self.pos])
+            }
+            None => self.err("expects ')'"),
+        }
+    }
+
+    fn layout_extras(&mut self, layout: &mut Layout) -> PResult<()> {
+        loop {
+            self.skip_ws()?;
+            let c = match self.b.get(self.pos) {
+                Some(&c) => c,
+                None => return self.err("unterminated layout"),
+            };
+            match c {
+                b'}' => return Ok(()),
+                b'D' => {
+                    let start = self.pos;
+                    self.pos += 1;
+                    let group = self.paren_group()?;
+                    for part in group[1..group.len() - 1].split(',') {
+                        let part = part.trim();
+                        let abbrev = part.trim_end_matches(['+', '~', '#']);
+                        if !matches!(abbrev, "D" | "C" | "S" | "H" | "") {
+                            return self.err_at(start, "expected a DimLevelType abbreviation");
+                        }
+                    }
+                    layout.dim_level_types = Some(self.text[start..self.pos].into());
+                }
+                b'T' => {
+                    self.pos += 1;
+                    while self.b.get(self.pos) == Some(&b'(') {
+                        self.pos += 1;
+                        let mut dims = Vec::new();
+                        loop {
+                            if self.eat(b'*')? {
+                                dims.push(COMBINED_TILE_DIM);
+                            } else {
+                                dims.push(self.int()?);
+                            }
+                            if self.eat(b')')? {
+                                break;
+                            }
+                            self.expect(b',', "between tile dimensions")?;
+                        }
+                        layout.tiles.push(Tile(dims));
+                    }
+                }
+                b'L' => {
+                    self.pos += 1;
+                    self.expect(b'(', "after L")?;
+                    layout.tail_padding_alignment = Some(self.int()?);
+                    self.expect(b')', "after L(n")?;
+                }
+                b'#' => {
+                    let start = self.pos;
+                    self.pos += 1;
+                    self.paren_group()?;
+                    while self.b.get(self.pos) == Some(&b'*') {
+                        self.pos += 1;
+                        self.paren_group()?;
+                    }
+                    layout.index_types = Some(self.text[start..self.pos].into());
+                }
+                b'E' => {
+                    self.pos += 1;
+                    self.expect(b'(', "after E")?;
+                    layout.element_size_bits = Some(self.int()?);
+                    self.expect(b')', "after E(n")?;
+                }
+                b'S' if self.b.get(self.pos + 1) == Some(&b'(') => {
+                    self.pos += 1;
+                    self.expect(b'(', "after S")?;
+                    layout.memory_space = Some(self.int()?);
+                    self.expect(b')', "after S(n")?;
+                }
+                _ => {
+                    // Split configs, physical shape, dynamic metadata: kept
+                    // as written.
+                    let start = self.pos;
+                    let mut depth = 0usize;
+                    while let Some(&c) = self.b.get(self.pos) {
+                        match c {
+                            b'(' | b'{' | b'[' => depth += 1,
+                            b')' | b']' => depth = depth.saturating_sub(1),
+                            b'}' if depth == 0 => break,
+                            b'}' => depth -= 1,
+                            _ => {}
+                        }
+                        self.pos += 1;
+                    }
+                    let rest = &self.text[start..self.pos];
+                    if rest.starts_with('P') {
+                        return self.err_at(
+                            start,
+                            "Layout has physical shape, but is not for a sparse array",
+                        );
+                    }
+                    layout.rest = Some(rest.into());
+                }
+            }
+        }
+    }
+
+    // ---- module -------------------------------------------------------
+
+    fn module(&mut self) -> PResult<Module> {
+        if !self.eat_keyword("HloModule")? {
+            // XLA also accepts a bare computation or instruction; we need a
+            // whole module to write one back.
+            return self.err("expects 'HloModule' at the start of a module");
+        }
+        let name = self.name("module name")?;
+        self.module.name = name.into();
+        while self.eat(b',')? {
+            self.header_attr()?;
+        }
+        if self.peek_word()? == "FileNames" {
+            self.stack_frames()?;
+        }
+        let mut entry: Option<(CompId, usize)> = None;
+        let mut last: Option<CompId> = None;
+        while self.peek()?.is_some() {
+            let start = self.pos;
+            let is_entry = self.eat_keyword("ENTRY")?;
+            let id = self.computation()?;
+            if is_entry {
+                if let Some((_, first)) = entry {
+                    let _ = first;
+                    return self.err_at(start, "expects only one ENTRY");
+                }
+                entry = Some((id, start));
+            }
+            last = Some(id);
+        }
+        for (&id, &pos) in &self.comp_refs {
+            if !self.comp_defined.contains_key(&id) {
+                let name = self
+                    .comp_ids
+                    .iter()
+                    .find(|(_, &v)| v == id)
+                    .map_or("", |(k, _)| *k);
+                return self.err_at(pos, format!("computation does not exist: {name}"));
+            }
+        }
+        let entry = match (entry, last) {
+            (Some((id, _)), _) => id,
+            (None, Some(id)) => id,
+            (None, None) => return self.err("expects at least one computation"),
+        };
+        self.module.set_entry(entry);
+        self.name_unnamed();
+        self.module.style = PrintOptions {
+            percent: self.saw_percent,
+            signatures: self.saw_signature,
+            operand_shapes: self.saw_operand_shape,
+            operand_index_annotations: self.saw_percent,
+            metadata: self.saw_percent || !self.saw_any_instruction,
+            stack_frames: true,
+            derive_entry_layout: self.module.entry_computation_layout().is_some(),
+            trailing_blank_line: self.text.trim_end_matches([' ', '\t']).ends_with("\n\n"),
+        };
+        Ok(std::mem::replace(&mut self.module, Module::new("")))
+    }
+
+    fn header_attr(&mut self) -> PResult<()> {
+        let key_pos = self.pos;
+        let key = self.name("attribute name")?;
+        self.expect(b'=', "after attribute name")?;
+        let value = match key {
+            "entry_computation_layout" => {
+                self.expect(b'{', "to start entry_computation_layout")?;
+                let ps = self.program_shape()?;
+                self.expect(b'}', "to end entry_computation_layout")?;
+                AttrValue::ProgramShape(ps)
+            }
+            "input_output_alias" | "buffer_donor" => {
+                let start = self.pos;
+                let raw = self.raw_value()?;
+                self.check_aliasing(key, raw, start)?;
+                AttrValue::Raw(raw.into())
+            }
+            _ => AttrValue::Raw(self.raw_value()?.into()),
+        };
+        if self.module.header.iter().any(|a| a.key == key) {
+            return self.err_at(key_pos, format!("duplicate module attribute: {key}"));
+        }
+        self.module.header.push(Attr {
+            key: Cow::Owned(key.to_string()),
+            value,
+        });
+        Ok(())
+    }
+
+    /// `{ {0}: (0, {}, may-alias), ... }` and `{ (0, {1}), ... }`.
+    fn check_aliasing(&self, key: &str, raw: &str, start: usize) -> PResult<()> {
+        let mut sub = Parser::new(self.text, self.file);
+        sub.pos = start;
+        sub.expect(b'{', "to start aliasing")?;
+        if sub.eat(b'}')? {
+            return Ok(());
+        }
+        loop {
+            if key == "input_output_alias" {
+                sub.shape_index()?;
+                if !sub.eat(b':')? {
+                    return sub.err("Expects '{' at the start of ShapeIndex");
+                }
+            }
+            sub.expect(b'(', "to start an alias")?;
+            sub.int()?;
+            sub.expect(b',', "after the parameter number")?;
+            sub.shape_index()?;
+            if sub.eat(b',')? {
+                let kind = sub.name("alias kind")?;
+                if !matches!(kind, "may-alias" | "must-alias") {
+                    return sub.err(format!("Unexpected aliasing kind: {kind}"));
+                }
+            }
+            if !sub.eat(b')')? {
+                return sub.err("Expects ')' at the end of aliasing description");
+            }
+            if sub.eat(b'}')? {
+                break;
+            }
+            if !sub.eat(b',')? {
+                return sub.err("Expects '}' at the end of aliasing description");
+            }
+        }
+        debug_assert!(sub.pos <= start + raw.len() + 1);
+        Ok(())
+    }
+
+    fn shape_index(&mut self) -> PResult<Vec<i64>> {
+        if !self.eat(b'{')? {
+            return self.err("Expects '{' at the start of ShapeIndex");
+        }
+        let mut idx = Vec::new();
+        if self.eat(b'}')? {
+            return Ok(idx);
+        }
+        loop {
+            idx.push(self.int()?);
+            if self.eat(b'}')? {
+                return Ok(idx);
+            }
+            if !self.eat(b',')? {
+                return self.err("Expects '}' at the end of ShapeIndex");
+            }
+        }
+    }
+
+    fn program_shape(&mut self) -> PResult<ProgramShape> {
+        self.expect(b'(', "to start the parameters of a program shape")?;
+        let mut parameters = Vec::new();
+        if !self.eat(b')')? {
+            loop {
+                parameters.push(self.shape()?);
+                if self.eat(b')')? {
+                    break;
+                }
+                self.expect(b',', "between parameters")?;
+            }
+        }
+        self.skip_ws()?;
+        if self.b.get(self.pos..self.pos + 2) != Some(b"->") {
+            return self.err("expects '->' in a program shape");
+        }
+        self.pos += 2;
+        let result = self.shape()?;
+        Ok(ProgramShape { parameters, result })
+    }
+
+    fn stack_frames(&mut self) -> PResult<()> {
+        let mut index = StackFrameIndex::default();
+        let sections = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
+        for (n, section) in sections.iter().enumerate() {
+            if !self.eat_keyword(section)? {
+                return self.err(format!("expects '{section}' in the stack frame index"));
+            }
+            loop {
+                self.skip_ws()?;
+                if !self.b.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                    break;
+                }
+                let id_pos = self.pos;
+                let id = self.int()?;
+                let expected = match n {
+                    0 => index.file_names.len(),
+                    1 => index.function_names.len(),
+                    2 => index.file_locations.len(),
+                    _ => index.stack_frames.len(),
+                } as i64
+                    + 1;
+                if id != expected {
+                    return self.err_at(id_pos, format!("expects id {expected}, but sees {id}"));
+                }
+                match n {
+                    0 => index.file_names.push(self.string()?.into()),
+                    1 => index.function_names.push(self.string()?.into()),
+                    2 => {
+                        let fields = self.int_fields()?;
+                        let get = |k: &str| fields.iter().find(|(n, _)| *n == k).map_or(0, |f| f.1);
+                        index.file_locations.push(FileLocation {
+                            file_name_id: get("file_name_id"),
+                            function_name_id: get("function_name_id"),
+                            line: get("line"),
+                            end_line: get("end_line"),
+                            column: get("column"),
+                            end_column: get("end_column"),
+                        });
+                    }
+                    _ => {
+                        let fields = self.int_fields()?;
+                        let get = |k: &str| fields.iter().find(|(n, _)| *n == k).map_or(0, |f| f.1);
+                        index.stack_frames.push(StackFrame {
+                            file_location_id: get("file_location_id"),
+                            parent_frame_id: get("parent_frame_id") - 1,
+                        });
+                    }
+                }
+            }
+        }
+        self.module.stack_frames = Some(index);
+        Ok(())
+    }
+
+    /// `{a=1 b=2}`
+    fn int_fields(&mut self) -> PResult<Vec<(&'a str, i64)>> {
+        self.expect(b'{', "to start a table entry")?;
+        let mut fields = Vec::new();
+        while !self.eat(b'}')? {
+            let k = self.name("field name")?;
+            self.expect(b'=', "after field name")?;
+            fields.push((k, self.int()?));
+        }
+        Ok(fields)
+    }
+
+    fn comp_ref(&mut self, name: &'a str, pos: usize) -> CompId {
+        if let Some(&id) = self.comp_ids.get(name) {
+            return id;
+        }
+        let id = self.module.reserve_computation();
+        self.comp_ids.insert(name, id);
+        self.comp_refs.insert(id, pos);
+        id
+    }
+
+    fn computation(&mut self) -> PResult<CompId> {
+        let name_pos = self.pos;
+        let name = self.name("computation name")?;
+        let id = match self.comp_ids.get(name) {
+            Some(&id) => {
+                if let Some(&prev) = self.comp_defined.get(&id) {
+                    let prev_err = ParseError::at(self.file, self.text, prev, "computation previously defined here");
+                    return self.err_at(
+                        name_pos,
+                        format!(
+                            "computation previously defined here\nwas parsing {}:{}: error: computation previously defined here\n{}\n{}^",
+                            prev_err.line,
+                            prev_err.column,
+                            prev_err.source_line,
+                            " ".repeat(prev_err.column - 1)
+                        ),
+                    );
+                }
+                id
+            }
+            None => {
+                let id = self.module.reserve_computation();
+                self.comp_ids.insert(name, id);
+                id
+            }
+        };
+        self.comp_defined.insert(id, name_pos);
+        self.module.names_mut().register(name);
+        let mut signature: Option<(Vec<(usize, &'a str, Shape)>, Shape, usize)> = None;
+        if self.peek()? == Some(b'(') {
+            self.saw_signature = true;
+            self.pos += 1;
+            let mut params = Vec::new();
+            if !self.eat(b')')? {
+                loop {
+                    let p = self.pos;
+                    let pname = self.name("parameter name")?;
+                    self.expect(b':', "after parameter name")?;
+                    params.push((p, pname, self.shape()?));
+                    if self.eat(b')')? {
+                        break;
+                    }
+                    self.expect(b',', "between parameters")?;
+                }
+            }
+            self.skip_ws()?;
+            if self.b.get(self.pos..self.pos + 2) != Some(b"->") {
+                return self.err("expects '->' after computation parameters");
+            }
+            self.pos += 2;
+            let rpos = self.pos;
+            signature = Some((params, self.shape()?, rpos));
+        }
+        self.expect(b'{', "to start a computation")?;
+        let mut scope = Scope {
+            comp: Computation::new(name),
+            id,
+            names: FxMap::default(),
+            compact_gtes: FxMap::default(),
+            root: None,
+            params: FxMap::default(),
+        };
+        let mut last = None;
+        while !self.eat(b'}')? {
+            if self.peek()?.is_none() {
+                return self.err("expects '}' at the end of a computation");
+            }
+            last = Some(self.instruction(&mut scope)?);
+        }
+        let root = match (scope.root, last) {
+            (Some((r, _)), _) => r,
+            (None, Some(l)) => l,
+            (None, None) => return self.err_at(name_pos, "computation has no instructions"),
+        };
+        scope.comp.set_root(root);
+        if let Some((params, result, rpos)) = signature {
+            let root_shape = &scope.comp.instr(root).shape;
+            if !result.compatible(root_shape) {
+                return self.err_at(
+                    rpos,
+                    format!(
+                        "Shape of computation {}, {}, is not compatible with that of its root instruction {}, {}",
+                        name,
+                        result.to_text(true),
+                        scope.comp.instr(root).name,
+                        root_shape.to_text(true)
+                    ),
+                );
+            }
+            for (i, (p, pname, pshape)) in params.iter().enumerate() {
+                let found = scope
+                    .params
+                    .get(&(i as i64))
+                    .map(|_| ())
+                    .and_then(|_| scope.comp.find(pname));
+                match found {
+                    Some(pid) if scope.comp.instr(pid).shape.compatible(pshape) => {}
+                    _ => {
+                        return self.err_at(
+                            *p,
+                            format!("computation parameter {pname} does not match parameter {i}"),
+                        )
+                    }
+                }
+            }
+        }
+        if self.peek()? == Some(b',') {
+            let save = self.pos;
+            self.pos += 1;
+            if self.eat_keyword("execution_thread")? {
+                self.expect(b'=', "after execution_thread")?;
+                scope.comp.execution_thread = Some(self.string()?.into());
+            } else {
+                self.pos = save;
+            }
+        }
+        self.module.define_computation(id, scope.comp);
+        Ok(id)
+    }
+
+    // ---- instructions -------------------------------------------------
+
+    fn instruction(&mut self, scope: &mut Scope<'a>) -> PResult<InstrId> {
+        let start = self.pos;
+        let is_root = self.eat_keyword("ROOT")?;
+        let name_pos = self.pos;
+        let name = self.name("instruction name")?;
+        if !self.eat(b'=')? {
+            return self.err("expects '=' in instruction");
+        }
+        self.saw_any_instruction = true;
+        if let Some(&(_, prev)) = self.all_names.get(name) {
+            let _ = prev;
+            return self.err_at(name_pos, format!("instruction name is not unique: {name}"));
+        }
+        let id = self.instruction_body(scope, Some(name), name_pos)?;
+        self.all_names.insert(name, (scope.id, name_pos));
+        scope.names.insert(name, id);
+        self.module.names_mut().register(name);
+        if is_root {
+            if scope.root.is_some() {
+                return self.err_at(start, "one computation should have only one ROOT");
+            }
+            scope.root = Some((id, start));
+        }
+        Ok(id)
+    }
+
+    /// `[shape] opcode(operands), attrs` after the `=` (or as a nested
+    /// operand, with no name).
+    fn instruction_body(
+        &mut self,
+        scope: &mut Scope<'a>,
+        name: Option<&'a str>,
+        name_pos: usize,
+    ) -> PResult<InstrId> {
+        self.enter()?;
+        let r = self.instruction_body_inner(scope, name, name_pos);
+        self.leave();
+        r
+    }
+
+    fn instruction_body_inner(
+        &mut self,
+        scope: &mut Scope<'a>,
+        name: Option<&'a str>,
+        name_pos: usize,
+    ) -> PResult<InstrId> {
+        self.skip_ws()?;
+        let shape_pos = self.pos;
+        let word = self.peek_word()?;
+        let after_word = self.b.get(self.pos + word.len()).copied();
+        let declared_shape = if self.b.get(self.pos) == Some(&b'(')
+            || (after_word == Some(b'[') && !word.is_empty())
+        {
+            Some(self.shape()?)
+        } else {
+            None
+        };
+        self.skip_ws()?;
+        let op_pos = self.pos;
+        let op_word = self.peek_word()?;
+        if op_word.is_empty() {
+            let found = self.describe_here();
+            return self.err(format!("expects opcode but sees: {found}"));
+        }
+        let (opcode, async_wrapped) = match Opcode::from_name(op_word) {
+            Some(op) => (op, None),
+            None => match self.async_sugar(op_word) {
+                Some(x) => x,
+                None => return self.err_at(op_pos, format!("Unknown opcode: {op_word}")),
+            },
+        };
+        self.pos += op_word.len();
+        if self.b.get(self.pos) != Some(&b'(') {
+            self.skip_ws()?;
+            if self.b.get(self.pos) != Some(&b'(') {
+                return self.err(format!("expects '(' after opcode {op_word}"));
+            }
+        }
+        self.pos += 1;
+        let mut instr = Instruction::new(name.unwrap_or(""), opcode, Shape::Tuple(Vec::new()));
+        instr.async_wrapped = async_wrapped;
+        match opcode {
+            Opcode::Parameter => {
+                let npos = self.pos;
+                let n = self.int()?;
+                if n < 0 {
+                    return self.err_at(npos, "parameter number must be >= 0");
+                }
+                if scope.params.insert(n, npos).is_some() {
+                    return self.err_at(npos, format!("Duplicate parameter number {n}"));
+                }
+                instr.payload = Payload::Parameter(n);
+                self.expect(b')', "after the parameter number")?;
+            }
+            Opcode::Constant => {
+                let Some(shape) = &declared_shape else {
+                    return self.err_at(op_pos, "constant needs a shape");
+                };
+                let lit = self.literal(shape)?;
+                instr.payload = Payload::Constant(Box::new(lit));
+                self.expect(b')', "at the end of a constant")?;
+            }
+            _ => {
+                let operands = self.operands(scope)?;
+                instr.operands = operands;
+            }
+        }
+        // Attributes.
+        loop {
+            self.skip_ws()?;
+            if self.b.get(self.pos) != Some(&b',') {
+                break;
+            }
+            // `}, execution_thread=` ends a computation, not an attribute list;
+            // and a nested instruction's list ends at its enclosing `,`.
+            let save = self.pos;
+            self.pos += 1;
+            self.skip_ws()?;
+            let key_start = self.pos;
+            let key = self.peek_word()?;
+            let after = self.b.get(key_start + key.len()).copied();
+            if key.is_empty() || after != Some(b'=') || (name.is_none() && self.depth > 1 && !is_attr_name(key)) {
+                self.pos = save;
+                break;
+            }
+            self.pos = key_start + key.len() + 1;
+            self.attribute(scope, &mut instr, key, key_start)?;
+        }
+        let shape = match declared_shape {
+            Some(s) => s,
+            None => match self.infer_shape(scope, &instr) {
+                Some(s) => s,
+                None => return self.err_at(shape_pos, "expects a shape (it cannot be inferred for this op)"),
+            },
+        };
+        instr.shape = shape;
+        instr.shape.fill_default_layouts();
+        if opcode == Opcode::Broadcast
+            && instr.attr("dimensions").is_none()
+            && scope.comp.instr(instr.operands.first().copied().unwrap_or(InstrId::new(0))).shape.rank() == 0
+            && !instr.operands.is_empty()
+        {
+            instr.set_attr("dimensions", AttrValue::Ints(Vec::new()));
+        }
+        self.check_instruction(scope, &instr, op_pos)?;
+        let id = scope.comp.push(instr);
+        if name.is_none() {
+            let _ = name_pos;
+            self.unnamed
+                .push((scope.id, id, format!("{}.anon", opcode.name())));
+        }
+        Ok(id)
+    }
+
+    fn async_sugar(&self, word: &str) -> Option<(Opcode, Option<Opcode>)> {
+        for (suffix, op) in [
+            ("-start", Opcode::AsyncStart),
+            ("-update", Opcode::AsyncUpdate),
+            ("-done", Opcode::AsyncDone),
+        ] {
+            if let Some(base) = word.strip_suffix(suffix) {
+                let wrapped = Opcode::from_name(base)?;
+                if wrapped.can_be_async_wrapped() {
+                    return Some((op, Some(wrapped)));
+                }
+            }
+        }
+        None
+    }
+
+    fn operands(&mut self, scope: &mut Scope<'a>) -> PResult<Vec<InstrId>> {
+        let mut ops = Vec::new();
+        if self.eat(b')')? {
+            return Ok(ops);
+        }
+        loop {
+            ops.push(self.operand(scope)?);
+            if self.eat(b')')? {
+                return Ok(ops);
+            }
+            if !self.eat(b',')? {
+                let found = self.describe_here();
+                return self.err(format!("expects ',' or ')' in an operand list, but sees {found}"));
+            }
+        }
+    }
+
+    /// `%x`, `f32[2]{0} %x`, `%x#0#1`, or a nested instruction
+    /// `[shape] opcode(...)`.
+    fn operand(&mut self, scope: &mut Scope<'a>) -> PResult<InstrId> {
+        self.skip_ws()?;
+        let start = self.pos;
+        let word = self.peek_word()?;
+        let next = self.b.get(self.pos + word.len()).copied();
+        let is_shape_start = self.b.get(self.pos) == Some(&b'(')
+            || (next == Some(b'[') && !word.is_empty());
+        let mut declared: Option<Shape> = None;
+        if is_shape_start {
+            declared = Some(self.shape()?);
+            self.saw_operand_shape = true;
+            self.skip_ws()?;
+            // A nested instruction: `f32[10] parameter(0)`.
+            let w = self.peek_word()?;
+            if self.b.get(self.pos + w.len()) == Some(&b'(') && self.b.get(self.pos) != Some(&b'%') {
+                self.pos = start;
+                return self.instruction_body(scope, None, start);
+            }
+        } else if next == Some(b'(') && self.b.get(self.pos) != Some(&b'%') && !word.is_empty() {
+            return self.instruction_body(scope, None, start);
+        }
+        let name_pos = self.pos;
+        let name = self.name("name")?;
+        let mut id = match scope.names.get(name) {
+            Some(&id) => id,
+            None => {
+                if let Some(&(_, _)) = self.all_names.get(name) {
+                    return self.err_at(name_pos, format!("instruction does not exist: {name}"));
+                }
+                return self.err_at(name_pos, format!("instruction does not exist: {name}"));
+            }
+        };
+        // Compact GTE: `%p0#1#0`.
+        let mut path = Vec::new();
+        let mut gte_name = name.to_string();
+        while self.b.get(self.pos) == Some(&b'#') {
+            self.pos += 1;
+            let ipos = self.pos;
+            let idx = match self.int() {
+                Ok(v) => v,
+                Err(_) => return self.err_at(ipos, "expects integer after '#'"),
+            };
+            let shape = scope.comp.instr(id).shape.clone();
+            let Some(elems) = shape.tuple_elements() else {
+                return self.err_at(ipos, "GTE operand must be tuple");
+            };
+            if idx < 0 || idx as usize >= elems.len() {
+                return self.err_at(ipos, format!("GTE index {idx} out of bounds"));
+            }
+            path.push(idx);
+            gte_name = format!("{gte_name}_{idx}");
+            id = match scope.compact_gtes.get(&(id, path.clone())) {
+                Some(&g) => g,
+                None => {
+                    let mut g = Instruction::new("", Opcode::GetTupleElement, elems[idx as usize].clone());
+                    g.operands = vec![id];
+                    g.attrs.push(Attr {
+                        key: Cow::Borrowed("index"),
+                        value: AttrValue::Int(idx),
+                    });
+                    let parent = id;
+                    let gid = scope.comp.push(g);
+                    self.unnamed.push((scope.id, gid, gte_name.clone()));
+                    scope.compact_gtes.insert((parent, path.clone()), gid);
+                    gid
+                }
+            };
+        }
+        if let Some(shape) = declared {
+            let actual = &scope.comp.instr(id).shape;
+            if !shape.compatible(actual) {
+                let mut s = shape.clone();
+                s.fill_default_layouts();
+                return self.err_at(
+                    start,
+                    format!(
+                        "The declared operand shape {} is not compatible with the shape of the operand instruction {}.",
+                        s.to_text(true),
+                        actual.to_text(true)
+                    ),
+                );
+            }
+        }
+        Ok(id)
+    }
+
+    fn attribute(
+        &mut self,
+        scope: &mut Scope<'a>,
+        instr: &mut Instruction,
+        key: &'a str,
+        key_pos: usize,
+    ) -> PResult<()> {
+        if instr.attrs.iter().any(|a| a.key == key) {
+            return self.err_at(key_pos, format!("attribute {key} already exists"));
+        }
+        let value = match key {
+            "dimensions" => AttrValue::Ints(self.int_list()?),
+            "index" | "iota_dimension" => AttrValue::Int(self.int()?),
+            "to_apply" | "condition" | "body" | "select" | "scatter" | "true_computation"
+            | "false_computation" | "calls" => {
+                if self.peek()? == Some(b'{') {
+                    AttrValue::Comps(self.comp_list()?)
+                } else {
+                    let p = self.pos;
+                    let n = self.name("computation name")?;
+                    AttrValue::Comp(self.comp_ref(n, p))
+                }
+            }
+            "branch_computations" | "called_computations" => AttrValue::Comps(self.comp_list()?),
+            "custom_call_target" => AttrValue::Str(self.string()?.into()),
+            "backend_config" => {
+                if self.peek()? == Some(b'"') {
+                    AttrValue::BackendConfig(self.string()?.into())
+                } else {
+                    AttrValue::BackendConfig(self.raw_value()?.into())
+                }
+            }
+            "direction" => {
+                let p = self.pos;
+                let w = self.name("comparison direction")?;
+                match ComparisonDirection::from_name(w) {
+                    Some(d) => AttrValue::Direction(d),
+                    None => return self.err_at(p, format!("expects comparison direction, but sees {w}")),
+                }
+            }
+            "type" if instr.opcode == Opcode::Compare => {
+                let p = self.pos;
+                let w = self.name("comparison type")?;
+                match ComparisonType::from_name(w) {
+                    Some(t) => AttrValue::CompareType(t),
+                    None => return self.err_at(p, format!("expects comparison type, but sees {w}")),
+                }
+            }
+            "api_version" => {
+                let p = self.pos;
+                let w = self.name("api version")?;
+                match ApiVersion::from_name(w) {
+                    Some(v) => AttrValue::ApiVersion(v),
+                    None => return self.err_at(p, format!("Unknown API version: {w}")),
+                }
+            }
+            "control-predecessors" => {
+                let preds = self.instr_list(scope)?;
+                instr.control_predecessors = preds;
+                AttrValue::Raw("".into())
+            }
+            _ => AttrValue::Raw(self.raw_value()?.into()),
+        };
+        instr.attrs.push(Attr {
+            key: Cow::Owned(key.to_string()),
+            value,
+        });
+        Ok(())
+    }
+
+    fn int_list(&mut self) -> PResult<Vec<i64>> {
+        self.expect(b'{', "to start a list of integers")?;
+        let mut v = Vec::new();
+        if self.eat(b'}')? {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.int()?);
+            if self.eat(b'}')? {
+                return Ok(v);
+            }
+            self.expect(b',', "between integers")?;
+        }
+    }
+
+    fn comp_list(&mut self) -> PResult<Vec<CompId>> {
+        self.expect(b'{', "to start a list of computations")?;
+        let mut v = Vec::new();
+        if self.eat(b'}')? {
+            return Ok(v);
+        }
+        loop {
+            let p = self.pos;
+            let n = self.name("computation name")?;
+            v.push(self.comp_ref(n, p));
+            if self.eat(b'}')? {
+                return Ok(v);
+            }
+            self.expect(b',', "between computations")?;
+        }
+    }
+
+    fn instr_list(&mut self, scope: &Scope<'a>) -> PResult<Vec<InstrId>> {
+        self.expect(b'{', "to start a list of instructions")?;
+        let mut v = Vec::new();
+        if self.eat(b'}')? {
+            return Ok(v);
+        }
+        loop {
+            let p = self.pos;
+            let n = self.name("instruction name")?;
+            match scope.names.get(n) {
+                Some(&id) => v.push(id),
+                None => return self.err_at(p, format!("'{n}' is not defined")),
+            }
+            if self.eat(b'}')? {
+                return Ok(v);
+            }
+            self.expect(b',', "between instructions")?;
+        }
+    }
+
+    /// The shape of an instruction written without one (nested operands).
+    fn infer_shape(&self, scope: &Scope<'a>, instr: &Instruction) -> Option<Shape> {
+        let op_shape = |i: usize| scope.comp.get(*instr.operands.get(i)?).map(|x| x.shape.clone());
+        match instr.opcode {
+            op if op.is_elementwise_unary() => op_shape(0),
+            op if op.is_elementwise_binary() => op_shape(0),
+            Opcode::Tuple => {
+                let shapes: Option<Vec<Shape>> = (0..instr.operands.len()).map(op_shape).collect();
+                shapes.map(Shape::Tuple)
+            }
+            Opcode::GetTupleElement => {
+                let idx = instr.int_attr("index")?;
+                op_shape(0)?.tuple_elements()?.get(usize::try_from(idx).ok()?).cloned()
+            }
+            _ => None,
+        }
+    }
+
+    /// Checks XLA's parser makes on single instructions.
+    fn check_instruction(&self, scope: &Scope<'a>, instr: &Instruction, pos: usize) -> PResult<()> {
+        let _ = scope;
+        match instr.opcode {
+            Opcode::Compare if instr.comparison_direction().is_none() => {
+                self.err_at(pos, "compare needs a direction= attribute")
+            }
+            Opcode::GetTupleElement if instr.int_attr("index").is_none() => {
+                self.err_at(pos, "get-tuple-element needs an index= attribute")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    // ---- literals -----------------------------------------------------
+
+    fn literal(&mut self, shape: &Shape) -> PResult<Literal> {
+        self.enter()?;
+        let r = self.literal_inner(shape);
+        self.leave();
+        r
+    }
+
+    fn literal_inner(&mut self, shape: &Shape) -> PResult<Literal> {
+        self.skip_ws()?;
+        if self.text[self.pos..].starts_with("{...}") {
+            self.pos += 5;
+            return Ok(Literal {
+                shape: shape.clone(),
+                data: LiteralData::Elided,
+            });
+        }
+        match shape {
+            Shape::Tuple(elems) => {
+                self.expect(b'(', "to start a tuple literal")?;
+                let mut items = Vec::with_capacity(elems.len());
+                for (i, e) in elems.iter().enumerate() {
+                    if i > 0 {
+                        self.expect(b',', "between tuple literal elements")?;
+                    }
+                    items.push(self.literal(e)?);
+                }
+                self.expect(b')', "to end a tuple literal")?;
+                Ok(Literal {
+                    shape: shape.clone(),
+                    data: LiteralData::Tuple(items),
+                })
+            }
+            Shape::Token | Shape::Opaque => Ok(Literal {
+                shape: shape.clone(),
+                data: LiteralData::Empty,
+            }),
+            Shape::Array(a) => {
+                let mut builder = ElementBuilder::new(a.element_type, a.element_count().max(0) as usize);
+                if a.rank() == 0 {
+                    self.element(&mut builder)?;
+                } else {
+                    self.dense(&a.dims, 0, &mut builder)?;
+                }
+                Ok(Literal {
+                    shape: shape.clone(),
+                    data: builder.finish(),
+                })
+            }
+        }
+    }
+
+    /// `{ {1, 2}, {3, 4} }` for dims[level..].
+    fn dense(&mut self, dims: &[i64], level: usize, out: &mut ElementBuilder) -> PResult<()> {
+        self.enter()?;
+        let r = self.dense_inner(dims, level, out);
+        self.leave();
+        r
+    }
+
+    fn dense_inner(&mut self, dims: &[i64], level: usize, out: &mut ElementBuilder) -> PResult<()> {
+        let rank = dims.len();
+        if self.peek()? != Some(b'{') {
+            if level == 0 {
+                let found = self.describe_here();
+                return self.err(format!("expects '{{' to start a literal of rank {rank}, but sees {found}"));
+            }
+            let found = if self.peek()? == Some(b'}') { "fewer" } else { "an element" };
+            return self.err(format!("expects nested array in rank {rank}, but sees {found}"));
+        }
+        self.pos += 1;
+        let want = dims[level];
+        let mut count = 0i64;
+        if self.eat(b'}')? {
+            if want != 0 {
+                return self.err(format!("expects {want} elements in the [{level}]th element, but sees 0"));
+            }
+            return Ok(());
+        }
+        loop {
+            if level + 1 == rank {
+                if self.peek()? == Some(b'{') {
+                    return self.err(format!("expects nested array in rank {rank}, but sees larger"));
+                }
+                self.element(out)?;
+            } else {
+                if self.peek()? != Some(b'{') {
+                    return self.err(format!("expects nested array in rank {rank}, but sees {}", level + 1));
+                }
+                self.dense(dims, level + 1, out)?;
+            }
+            count += 1;
+            if self.eat(b'}')? {
+                break;
+            }
+            if !self.eat(b',')? {
+                let found = self.describe_here();
+                return self.err(format!("expects ',' or '}}' in a literal, but sees {found}"));
+            }
+        }
+        if count != want {
+            return self.err(format!("expects {want} elements in the [{level}]th element, but sees {count}"));
+        }
+        Ok(())
+    }
+
+    fn element(&mut self, out: &mut ElementBuilder) -> PResult<()> {
+        self.skip_ws()?;
+        let start = self.pos;
+        if out.ty.is_complex() {
+            self.expect(b'(', "to start a complex number")?;
+            let re = self.number_token()?;
+            self.expect(b',', "in a complex number")?;
+            let im = self.number_token()?;
+            self.expect(b')', "to end a complex number")?;
+            let (re, im) = match (parse_float(re), parse_float(im)) {
+                (Some(r), Some(i)) => (r, i),
+                _ => return self.err_at(start, "expects a complex number"),
+            };
+            return out.push_complex(re, im).or_else(|m| self.err_at(start, m));
+        }
+        let tok = self.number_token()?;
+        out.push(tok).or_else(|m| self.err_at(start, m))
+    }
+
+    /// The text of a number-like token: `-1.5e-07`, `true`, `inf`, `-nan(0x1)`.
+    fn number_token(&mut self) -> PResult<&'a str> {
+        self.skip_ws()?;
+        let start = self.pos;
+        let mut i = start;
+        while i < self.b.len() {
+            let c = self.b[i];
+            if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.') {
+                i += 1;
+            } else if c == b'(' && self.text[start..i].ends_with("nan") {
+                match self.text[i..].find(')') {
+                    Some(j) => i += j + 1,
+                    None => break,
+                }
+            } else {
+                break;
+            }
+        }
+        if i == start {
+            let found = self.describe_here();
+            return self.err(format!("expects a literal element, but sees {found}"));
+        }
+        self.pos = i;
+        Ok(&self.text[start..i])
+    }
+
+    // ---- after the module ---------------------------------------------
+
+    fn name_unnamed(&mut self) {
+        let unnamed = std::mem::take(&mut self.unnamed);
+        for (comp, id, wanted) in unnamed {
+            let name = self.module.names_mut().unique(&wanted);
+            self.module.comp_mut(comp).instr_mut(id).name = name;
+        }
+    }
+
+}
+
+/// Attribute names a nested instruction may carry (so that `, index=0`
+/// after a nested operand is not mistaken for the outer list's end).
+fn is_attr_name(key: &str) -> bool {
+    !key.is_empty()
+}
+
+fn parse_float(tok: &str) -> Option<f64> {
+    match tok {
+        "inf" => Some(f64::INFINITY),
+        "-inf" => Some(f64::NEG_INFINITY),
+        "nan" => Some(f64::NAN),
+        "-nan" => Some(-f64::NAN),
+        _ => {
+            let b = tok.as_bytes();
+            let ok = b.iter().all(|&c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'));
+            if ok {
+                tok.parse::<f64>().ok()
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Collects literal elements of one type.
+struct ElementBuilder {
+    ty: PrimitiveType,
+    data: LiteralData,
+}
+
+impl ElementBuilder {
+    fn new(ty: PrimitiveType, cap: usize) -> ElementBuilder {
+        let cap = cap.min(1 << 20);
+        let data = match ty {
+            PrimitiveType::Pred => LiteralData::Pred(Vec::with_capacity(cap)),
+            t if t.is_signed_int() => LiteralData::Int(Vec::with_capacity(cap)),
+            t if t.is_unsigned_int() => LiteralData::UInt(Vec::with_capacity(cap)),
+            PrimitiveType::F16 => LiteralData::F16(Vec::with_capacity(cap)),
+            PrimitiveType::Bf16 => LiteralData::Bf16(Vec::with_capacity(cap)),
+            PrimitiveType::F32 => LiteralData::F32(Vec::with_capacity(cap)),
+            PrimitiveType::F64 => LiteralData::F64(Vec::with_capacity(cap)),
+            PrimitiveType::C64 => LiteralData::C64(Vec::with_capacity(cap)),
+            PrimitiveType::C128 => LiteralData::C128(Vec::with_capacity(cap)),
+            t if t.minifloat().is_some() => LiteralData::MiniFloat(Vec::with_capacity(cap)),
+            _ => LiteralData::Empty,
+        };
+        ElementBuilder { ty, data }
+    }
+
+    fn finish(self) -> LiteralData {
+        self.data
+    }
+
+    fn range_error(&self, tok: &str) -> String {
+        format!(
+            "value {tok} is out of range for literal's primitive type {}",
+            self.ty.name().to_uppercase()
+        )
+    }
+
+    fn push(&mut self, tok: &str) -> Result<(), String> {
+        let ty = self.ty;
+        match &mut self.data {
+            LiteralData::Pred(v) => v.push(match tok {
+                "true" | "1" => true,
+                "false" | "0" => false,
+                _ => return Err(format!("expects a pred value, but sees {tok}")),
+            }),
+            LiteralData::Int(v) => {
+                let x: i64 = parse_int(tok).ok_or_else(|| format!("expects an integer, but sees {tok}"))?;
+                let bits = ty.bit_width();
+                let (lo, hi) = if bits >= 64 {
+                    (i64::MIN, i64::MAX)
+                } else {
+                    (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+                };
+                if x < lo || x > hi {
+                    return Err(self.range_error(tok));
+                }
+                v.push(x);
+            }
+            LiteralData::UInt(v) => {
+                let x: u64 = if let Some(stripped) = tok.strip_prefix('-') {
+                    if stripped.bytes().all(|c| c.is_ascii_digit()) && stripped.bytes().any(|c| c != b'0') {
+                        return Err(format!(
+                            "value {tok} is out of range for literal's primitive type {}",
+                            ty.name().to_uppercase()
+                        ));
+                    }
+                    0
+                } else {
+                    tok.parse::<u64>()
+                        .map_err(|_| format!("expects an unsigned integer, but sees {tok}"))?
+                };
+                let bits = ty.bit_width();
+                if bits < 64 && x >= (1u64 << bits) {
+                    return Err(format!(
+                        "value {tok} is out of range for literal's primitive type {}",
+                        ty.name().to_uppercase()
+                    ));
+                }
+                v.push(x);
+            }
+            LiteralData::F16(v) => {
+                let x = float_token(tok, u64::from(half::f16::MAX.to_bits()), 0x3ff)?;
+                if x.0.is_finite() && f16::from_f64(x.0).is_infinite() {
+                    return Err(self.range_error(tok));
+                }
+                v.push(match x.1 {
+                    Some(p) => f16::from_bits(if x.0.is_sign_negative() { 0xfc00 } else { 0x7c00 } | p as u16),
+                    None => f16::from_f64(x.0),
+                });
+            }
+            LiteralData::Bf16(v) => {
+                let x = float_token(tok, 0, 0x7f)?;
+                if x.0.is_finite() && bf16::from_f64(x.0).is_infinite() {
+                    return Err(self.range_error(tok));
+                }
+                v.push(match x.1 {
+                    Some(p) => bf16::from_bits(if x.0.is_sign_negative() { 0xff80 } else { 0x7f80 } | p as u16),
+                    None => bf16::from_f64(x.0),
+                });
+            }
+            LiteralData::F32(v) => {
+                let x = float_token(tok, 0, 0x7f_ffff)?;
+                if x.0.is_finite() && (x.0 as f32).is_infinite() {
+                    return Err(self.range_error(tok));
+                }
+                v.push(match x.1 {
+                    Some(p) => f32::from_bits(if x.0.is_sign_negative() { 0xff80_0000 } else { 0x7f80_0000 } | p as u32),
+                    None => x.0 as f32,
+                });
+            }
+            LiteralData::F64(v) => {
+                let x = float_token(tok, 0, (1 << 52) - 1)?;
+                v.push(match x.1 {
+                    Some(p) => f64::from_bits(if x.0.is_sign_negative() { 0xfff0 << 48 } else { 0x7ff0 << 48 } | p),
+                    None => x.0,
+                });
+            }
+            LiteralData::MiniFloat(v) => {
+                let m = ty.minifloat().expect("minifloat data only for minifloat types");
+                let payload_mask = if m.nan == crate::ir::types::NanEncoding::Ieee {
+                    (1u64 << m.mantissa_bits) - 1
+                } else {
+                    0
+                };
+                let x = float_token(tok, 0, payload_mask)?;
+                if x.0.is_finite() && !m.to_f64(m.from_f64(x.0)).is_finite() {
+                    return Err(self.range_error(tok));
+                }
+                let bits = match x.1 {
+                    Some(p) => {
+                        let exp = (((1u32 << m.exponent_bits) - 1) << m.mantissa_bits) as u8;
+                        let sign = if x.0.is_sign_negative() { 1u8 << (m.exponent_bits + m.mantissa_bits) } else { 0 };
+                        sign | exp | p as u8
+                    }
+                    None => m.from_f64(x.0),
+                };
+                v.push(bits);
+            }
+            LiteralData::C64(_) | LiteralData::C128(_) => return Err("expects a complex number".into()),
+            LiteralData::Tuple(_) | LiteralData::Elided | LiteralData::Empty => {
+                return Err(format!("a literal of type {} has no elements", ty.name()))
+            }
+        }
+        Ok(())
+    }
+
+    fn push_complex(&mut self, re: f64, im: f64) -> Result<(), String> {
+        match &mut self.data {
+            LiteralData::C64(v) => {
+                let lim = f64::from(f32::MAX);
+                if (re.is_finite() && re.abs() > lim) || (im.is_finite() && im.abs() > lim) {
+                    return Err("value is out of range for literal's primitive type C64".into());
+                }
+                v.push((re as f32, im as f32));
+            }
+            LiteralData::C128(v) => v.push((re, im)),
+            _ => return Err("unexpected complex number".into()),
+        }
+        Ok(())
+    }
+}
+
+fn parse_int(tok: &str) -> Option<i64> {
+    match tok {
+        "true" => Some(1),
+        "false" => Some(0),
+        _ => tok.parse::<i64>().ok(),
+    }
+}
+
+/// A float token: the value, and a NaN payload when one is written.
+fn float_token(tok: &str, _unused: u64, payload_mask: u64) -> Result<(f64, Option<u64>), String> {
+    if let Some(rest) = tok.strip_prefix("nan(0x").or_else(|| tok.strip_prefix("-nan(0x")) {
+        let hex = rest.trim_end_matches(')');
+        let payload = u64::from_str_radix(hex, 16).map_err(|_| format!("invalid NaN payload in {tok}"))?;
+        if payload == 0 || payload > payload_mask {
+            return Err(format!("tries to set NaN payload 0x{payload:x} that does not fit the type"));
+        }
+        let v = if tok.starts_with('-') { -f64::NAN } else { f64::NAN };
+        return Ok((v, Some(payload)));
+    }
+    match tok {
+        "true" => return Ok((1.0, None)),
+        "false" => return Ok((0.0, None)),
+        _ => {}
+    }
+    let v = parse_float(tok).ok_or_else(|| format!("expects a number, but sees {tok}"))?;
+    if v.is_infinite() && !matches!(tok, "inf" | "-inf") {
+        return Err(format!("value {tok} is out of range"));
+    }
+    Ok((v, None))
+}
