@@ -9,3 +9,4 @@
 pub mod ir;
 pub mod passes;
 pub mod text;
+pub mod util;

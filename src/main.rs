@@ -1,1 +1,165 @@
-fn main() {}
+//! The `hlo-opt` command line: read a module, run passes, write it back.
+
+use clap::Parser;
+use hlo_opt::ir::verify::verify;
+use hlo_opt::ir::PrintOptions;
+use hlo_opt::passes::{self, Pipeline, Scope};
+use hlo_opt::text::{parse_module, write_module};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Legalize an XLA HLO module for the AWS Neuron back end.
+#[derive(Parser, Debug)]
+#[command(name = "hlo-opt", version, about)]
+struct Cli {
+    /// The HLO text module to read; `-` reads standard input.
+    #[arg(required_unless_present = "list_passes")]
+    input: Option<String>,
+
+    /// Where to write the result (default: standard output). Written to a
+    /// temporary file first and renamed, so a failure leaves nothing behind.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Comma-separated passes to run, in this order; '' runs none (a pure
+    /// round trip). Without it, the default pipeline runs.
+    #[arg(long, value_name = "A,B,C")]
+    passes: Option<String>,
+
+    /// Print the pass registry with each pass's place in the default pipeline.
+    #[arg(long)]
+    list_passes: bool,
+
+    /// Print in XLA's short parsable form (no %, signatures, metadata).
+    #[arg(long)]
+    short: bool,
+
+    /// Make every pass walk every computation (while bodies, conditionals,
+    /// calls, fusions), not only the ones the original pass walks.
+    #[arg(long)]
+    all_computations: bool,
+
+    /// Print per pass whether it changed the module and how long it took.
+    #[arg(long)]
+    report: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("hlo-opt: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), String> {
+    if cli.list_passes {
+        print!("{}", list_passes());
+        return Ok(());
+    }
+    let input = cli.input.as_deref().expect("clap requires INPUT here");
+    let (text, file_name) = read_input(input)?;
+    let mut module = parse_module(&text, &file_name).map_err(|e| e.to_string())?;
+    drop(text);
+    verify(&module).map_err(|e| format!("{file_name}: error: invalid module: {e}"))?;
+
+    let mut pipeline = match cli.passes.as_deref() {
+        None => Pipeline::default_pipeline(),
+        Some(list) => {
+            let names: Vec<&str> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect();
+            Pipeline::from_names(&names).map_err(|e| format!("error: {e}"))?
+        }
+    };
+    if cli.all_computations {
+        pipeline.options.scope = Scope::AllComputations;
+    }
+    let runs = pipeline
+        .run(&mut module)
+        .map_err(|e| format!("{file_name}: error: {e}"))?;
+    if cli.report {
+        if runs.is_empty() {
+            eprintln!(
+                "no passes ran (the default pipeline is empty until the legalization passes land)"
+            );
+        }
+        for r in &runs {
+            eprintln!(
+                "{:<32} {:<10} {:>10.3} ms",
+                r.name,
+                if r.changed { "changed" } else { "unchanged" },
+                r.elapsed.as_secs_f64() * 1e3
+            );
+        }
+    }
+
+    let options = if cli.short {
+        PrintOptions::short_form()
+    } else {
+        module.style
+    };
+    write_output(cli.output.as_deref(), |w| {
+        write_module(&module, &options, w)
+    })
+}
+
+fn list_passes() -> String {
+    let mut s = String::from("order  pass                          what it does\n");
+    let mut entries: Vec<_> = passes::registry().iter().collect();
+    entries.sort_by_key(|p| (p.order.is_none(), p.order));
+    for p in entries {
+        let order = p.order.map_or("-".to_string(), |o| o.to_string());
+        s.push_str(&format!("{order:>5}  {:<28}  {}\n", p.name, p.summary));
+    }
+    s
+}
+
+fn read_input(input: &str) -> Result<(String, String), String> {
+    if input == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("<stdin>: error: {e}"))?;
+        return Ok((text, "<stdin>".to_string()));
+    }
+    let bytes = std::fs::read(input).map_err(|e| format!("{input}: error: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{input}: error: not UTF-8 text (byte {}); binary HloModuleProto input is not supported yet",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok((text, input.to_string()))
+}
+
+/// Writes atomically: a temporary file in the target's folder, renamed
+/// over the target only once everything was written.
+fn write_output(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let Some(path) = path else {
+        let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+        return write(&mut stdout)
+            .and_then(|()| stdout.flush())
+            .map_err(|e| format!("<stdout>: error: {e}"));
+    };
+    let fail = |e: std::io::Error| format!("{}: error: {e}", path.display());
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    let mut w = std::io::BufWriter::new(tmp);
+    write(&mut w).and_then(|()| w.flush()).map_err(fail)?;
+    let tmp = w.into_inner().map_err(|e| fail(e.into_error()))?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}

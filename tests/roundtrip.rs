@@ -6,55 +6,81 @@ use hlo_opt::ir::PrintOptions;
 
 #[test]
 fn corpus_modules_round_trip() {
-    let paths = files("corpus", |n| n.ends_with(".hlo") && !n.ends_with(".short.hlo"));
-    check_round_trips("corpus", &paths, None, |p| read(p));
+    let paths = files("corpus", |n| {
+        n.ends_with(".hlo") && !n.ends_with(".short.hlo")
+    });
+    check_round_trips("corpus", &paths, None, read);
 }
 
 #[test]
 fn large_corpus_modules_round_trip() {
-    let paths = files("large", |n| n.ends_with(".hlo") && !n.ends_with(".short.hlo"));
-    check_round_trips("large", &paths, None, |p| read(p));
+    let paths = files("large", |n| {
+        n.ends_with(".hlo") && !n.ends_with(".short.hlo")
+    });
+    check_round_trips("large", &paths, None, read);
 }
 
 #[test]
 fn xla_parser_long_cases_round_trip() {
     let paths = files("xla_parser/long", |n| n.ends_with(".hlo"));
-    check_round_trips("xla_parser/long", &paths, None, |p| read(p));
+    check_round_trips("xla_parser/long", &paths, None, read);
 }
 
 #[test]
 fn corpus_short_forms_round_trip_in_short_form() {
     let mut paths = files("corpus", |n| n.ends_with(".short.hlo"));
     paths.extend(files("large", |n| n.ends_with(".short.hlo")));
-    check_round_trips("corpus short", &paths, Some(PrintOptions::short_form()), |p| read(p));
+    check_round_trips(
+        "corpus short",
+        &paths,
+        Some(PrintOptions::short_form()),
+        read,
+    );
 }
 
 #[test]
 fn xla_parser_short_cases_round_trip_in_short_form() {
     let paths = files("xla_parser/short", |n| n.ends_with(".hlo"));
-    check_round_trips("xla_parser/short", &paths, Some(PrintOptions::short_form()), |p| read(p));
+    check_round_trips(
+        "xla_parser/short",
+        &paths,
+        Some(PrintOptions::short_form()),
+        read,
+    );
 }
 
 #[test]
 fn corpus_default_form_prints_as_the_short_form() {
     // XLA printed both files from one module: ours must agree.
-    let paths = files("corpus", |n| n.ends_with(".hlo") && !n.ends_with(".short.hlo") && !n.contains(".opt."));
-    check_round_trips("corpus default->short", &paths, Some(PrintOptions::short_form()), |p| {
-        read(&p.with_extension("short.hlo"))
+    let paths = files("corpus", |n| {
+        n.ends_with(".hlo") && !n.ends_with(".short.hlo") && !n.contains(".opt.")
     });
+    check_round_trips(
+        "corpus default->short",
+        &paths,
+        Some(PrintOptions::short_form()),
+        |p| read(&p.with_extension("short.hlo")),
+    );
 }
 
 #[test]
 fn xla_parser_nonroundtrip_cases_print_as_expected() {
     let paths = files("xla_parser/nonroundtrip", |n| n.ends_with(".in.hlo"));
-    check_round_trips("xla_parser/nonroundtrip", &paths, Some(PrintOptions::short_form()), |p| {
-        let out = p.to_string_lossy().replace(".in.hlo", ".out.hlo");
-        read(std::path::Path::new(&out)).trim().to_string() + "\n\n"
-    });
+    check_round_trips(
+        "xla_parser/nonroundtrip",
+        &paths,
+        Some(PrintOptions::short_form()),
+        |p| {
+            let out = p.to_string_lossy().replace(".in.hlo", ".out.hlo");
+            read(std::path::Path::new(&out)).trim().to_string() + "\n\n"
+        },
+    );
 }
 
 #[test]
 fn neuron_dumps_round_trip() {
-    let paths = files("neuron", |n| n.ends_with(".txt") && n != "dummy_hlo_nki_kernel.txt");
-    check_round_trips("neuron", &paths, None, |p| read(p));
+    let paths = files("neuron", |n| {
+        n.ends_with(".txt") && n != "dummy_hlo_nki_kernel.txt"
+    });
+    check_round_trips("neuron", &paths, None, read);
 }

@@ -156,7 +156,11 @@ impl Computation {
                 continue;
             }
             let u = self.instr_mut(user);
-            for op in u.operands.iter_mut().chain(u.control_predecessors.iter_mut()) {
+            for op in u
+                .operands
+                .iter_mut()
+                .chain(u.control_predecessors.iter_mut())
+            {
                 if *op == old {
                     *op = new;
                 }
@@ -297,9 +301,5 @@ impl Computation {
             }
         }
         order
-    }
-
-    pub(crate) fn slot_count(&self) -> usize {
-        self.instrs.len()
     }
 }

@@ -59,7 +59,7 @@ pub enum AttrValue {
     CompareType(ComparisonType),
     ApiVersion(ApiVersion),
     /// `entry_computation_layout={(...)->...}` in the module header.
-    ProgramShape(super::module::ProgramShape),
+    ProgramShape(Box<super::module::ProgramShape>),
 }
 
 macro_rules! text_enum {
@@ -146,6 +146,14 @@ impl Instruction {
             attrs: Vec::new(),
             payload: Payload::None,
         }
+    }
+
+    /// Sets the operands of an instruction not yet added to a computation
+    /// (once added, use [`super::Computation::set_operand`], which keeps
+    /// user lists right).
+    pub fn with_operands(mut self, operands: Vec<InstrId>) -> Instruction {
+        self.operands = operands;
+        self
     }
 
     pub fn operands(&self) -> &[InstrId] {

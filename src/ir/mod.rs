@@ -25,7 +25,7 @@ pub use instruction::{
 pub use literal::Literal;
 pub use module::{Module, PrintOptions, ProgramShape, StackFrameIndex};
 pub use opcode::Opcode;
-pub use shape::{ArrayShape, Layout, Shape};
+pub use shape::{ArrayShape, Layout, LayoutExtras, Shape};
 pub use types::PrimitiveType;
 
 macro_rules! id_type {

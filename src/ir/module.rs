@@ -6,7 +6,7 @@ use super::instruction::{Attr, AttrValue, Instruction};
 use super::opcode::Opcode;
 use super::shape::Shape;
 use super::{CompId, InstrId};
-use std::collections::{HashMap, HashSet};
+use crate::util::{FxMap, FxSet};
 
 #[derive(Clone, Debug)]
 pub struct Module {
@@ -21,7 +21,9 @@ pub struct Module {
     pub stack_frames: Option<StackFrameIndex>,
     /// How the module was written; the printer's default.
     pub style: PrintOptions,
-    names: NameUniquer,
+    /// Built on first use from every name in the module, so that reading
+    /// and printing a module never pays for it.
+    names: Option<NameUniquer>,
 }
 
 /// What the printer prints; [`PrintOptions::default_form`] is what XLA's
@@ -130,8 +132,8 @@ pub struct StackFrame {
 /// new name takes the smallest free N (none for 0).
 #[derive(Clone, Debug, Default)]
 pub struct NameUniquer {
-    taken: HashSet<Box<str>>,
-    next: HashMap<Box<str>, u64>,
+    taken: FxSet<Box<str>>,
+    next: FxMap<Box<str>, u64>,
 }
 
 impl NameUniquer {
@@ -191,7 +193,7 @@ impl Module {
             entry: None,
             stack_frames: None,
             style: PrintOptions::default_form(),
-            names: NameUniquer::default(),
+            names: None,
         }
     }
 
@@ -242,7 +244,9 @@ impl Module {
     }
 
     pub fn instruction_count(&self) -> usize {
-        self.computations().map(|(_, c)| c.instruction_count()).sum()
+        self.computations()
+            .map(|(_, c)| c.instruction_count())
+            .sum()
     }
 
     /// Reserves a computation slot (the parser learns names before bodies).
@@ -259,7 +263,7 @@ impl Module {
 
     /// Adds a computation, printed before the entry computation.
     pub fn add_computation(&mut self, mut comp: Computation) -> CompId {
-        comp.name = self.names.unique(&comp.name);
+        comp.name = self.names_mut().unique(&comp.name);
         let id = CompId::new(self.comps.len());
         self.comps.push(Some(comp));
         let at = self
@@ -271,12 +275,21 @@ impl Module {
         id
     }
 
-    pub fn names(&self) -> &NameUniquer {
-        &self.names
-    }
-
-    pub(crate) fn names_mut(&mut self) -> &mut NameUniquer {
-        &mut self.names
+    /// The module's name uniquer, built from every name in it on first use.
+    pub fn names_mut(&mut self) -> &mut NameUniquer {
+        if self.names.is_none() {
+            let mut n = NameUniquer::default();
+            for c in self.comps.iter().flatten() {
+                n.register(&c.name);
+                for (_, i) in c.instructions() {
+                    if !i.name.is_empty() {
+                        n.register(&i.name);
+                    }
+                }
+            }
+            self.names = Some(n);
+        }
+        self.names.as_mut().expect("built above")
     }
 
     /// Adds an instruction to `comp`. An empty name becomes the opcode's
@@ -288,7 +301,8 @@ impl Module {
         } else {
             &instr.name
         };
-        instr.name = self.names.unique(wanted);
+        let wanted = wanted.to_string();
+        instr.name = self.names_mut().unique(&wanted);
         self.comp_mut(comp).push(instr)
     }
 
@@ -363,13 +377,9 @@ impl Module {
     /// The `entry_computation_layout` header attribute, if written.
     pub fn entry_computation_layout(&self) -> Option<&ProgramShape> {
         self.header.iter().find_map(|a| match &a.value {
-            AttrValue::ProgramShape(p) if a.key == "entry_computation_layout" => Some(p),
+            AttrValue::ProgramShape(p) if a.key == "entry_computation_layout" => Some(&**p),
             _ => None,
         })
-    }
-
-    pub(crate) fn comp_slot_count(&self) -> usize {
-        self.comps.len()
     }
 }
 
@@ -377,11 +387,29 @@ impl Module {
 pub fn has_side_effect(i: &Instruction) -> bool {
     use Opcode::*;
     match i.opcode {
-        Send | SendDone | Recv | RecvDone | Outfeed | Infeed | AfterAll | Rng
-        | RngGetAndUpdateState | AllReduce | AllReduceStart | AllReduceDone | AllGather
-        | AllGatherStart | AllGatherDone | CollectivePermute | CollectivePermuteStart
-        | CollectivePermuteDone | AllToAll | ReduceScatter | RaggedAllToAll
-        | CollectiveBroadcast | Parameter => true,
+        Send
+        | SendDone
+        | Recv
+        | RecvDone
+        | Outfeed
+        | Infeed
+        | AfterAll
+        | Rng
+        | RngGetAndUpdateState
+        | AllReduce
+        | AllReduceStart
+        | AllReduceDone
+        | AllGather
+        | AllGatherStart
+        | AllGatherDone
+        | CollectivePermute
+        | CollectivePermuteStart
+        | CollectivePermuteDone
+        | AllToAll
+        | ReduceScatter
+        | RaggedAllToAll
+        | CollectiveBroadcast
+        | Parameter => true,
         CustomCall => matches!(
             i.attr("custom_call_has_side_effect"),
             Some(AttrValue::Raw(v)) if &**v == "true"

@@ -210,7 +210,8 @@ impl Opcode {
     }
 
     /// Ops that may be written with `-start`/`-update`/`-done` as sugar for an
-    /// async op wrapping them.
+    /// async op wrapping them: all but the ops that have `-start`/`-done` ops
+    /// of their own (XLA's `ParseOpcode`).
     pub fn can_be_async_wrapped(self) -> bool {
         !matches!(
             self,
@@ -220,12 +221,7 @@ impl Opcode {
                 | Opcode::Copy
                 | Opcode::Send
                 | Opcode::Recv
-                | Opcode::Parameter
-                | Opcode::Constant
-                | Opcode::Tuple
-                | Opcode::GetTupleElement
-        ) && !self.is_elementwise_binary()
-            && !self.is_elementwise_unary()
+        )
     }
 }
 

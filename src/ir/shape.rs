@@ -21,7 +21,8 @@ pub enum Shape {
 pub struct ArrayShape {
     pub element_type: PrimitiveType,
     pub dims: Vec<i64>,
-    /// One flag per dimension: `<=N` (bounded) or `?` (unbounded).
+    /// One flag per dimension, `<=N` (bounded) or `?` (unbounded); empty
+    /// when every dimension is static (the common case, with no allocation).
     pub dynamic: Vec<bool>,
     pub layout: Option<Layout>,
 }
@@ -33,6 +34,12 @@ pub struct Tile(pub Vec<i64>);
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Layout {
     pub minor_to_major: Vec<i64>,
+    /// Everything after `:`; rare, so kept out of line.
+    pub extras: Option<Box<LayoutExtras>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LayoutExtras {
     /// `D(...)` dimension level types, kept as written.
     pub dim_level_types: Option<Box<str>>,
     pub tiles: Vec<Tile>,
@@ -59,13 +66,9 @@ impl Layout {
 
     /// True when only the minor-to-major list is set.
     pub fn is_plain(&self) -> bool {
-        self.dim_level_types.is_none()
-            && self.tiles.is_empty()
-            && self.tail_padding_alignment.is_none()
-            && self.index_types.is_none()
-            && self.element_size_bits.is_none()
-            && self.memory_space.is_none()
-            && self.rest.is_none()
+        self.extras
+            .as_deref()
+            .is_none_or(|e| *e == LayoutExtras::default())
     }
 }
 
@@ -74,7 +77,7 @@ impl ArrayShape {
         let rank = dims.len();
         ArrayShape {
             element_type,
-            dynamic: vec![false; rank],
+            dynamic: Vec::new(),
             dims,
             layout: Some(Layout::descending(rank)),
         }
@@ -84,8 +87,15 @@ impl ArrayShape {
         self.dims.len()
     }
 
+    pub fn is_dynamic(&self, dim: usize) -> bool {
+        self.dynamic.get(dim).copied().unwrap_or(false)
+    }
+
+    /// The product of the dimension sizes, saturating at the bounds of
+    /// `i64` (a parsed shape may say `f32[9223372036854775807,2]`, and an
+    /// unbounded dimension is `i64::MIN`), so that it never overflows.
     pub fn element_count(&self) -> i64 {
-        self.dims.iter().product()
+        self.dims.iter().fold(1i64, |n, &d| n.saturating_mul(d))
     }
 }
 
@@ -156,10 +166,8 @@ impl Shape {
     /// XLA's parser does for instruction shapes.
     pub fn fill_default_layouts(&mut self) {
         match self {
-            Shape::Array(a) => {
-                if a.layout.is_none() {
-                    a.layout = Some(Layout::descending(a.rank()));
-                }
+            Shape::Array(a) if a.layout.is_none() => {
+                a.layout = Some(Layout::descending(a.rank()));
             }
             Shape::Tuple(elems) => elems.iter_mut().for_each(Shape::fill_default_layouts),
             _ => {}
@@ -170,7 +178,9 @@ impl Shape {
     pub fn compatible(&self, other: &Shape) -> bool {
         match (self, other) {
             (Shape::Array(a), Shape::Array(b)) => {
-                a.element_type == b.element_type && a.dims == b.dims && a.dynamic == b.dynamic
+                a.element_type == b.element_type
+                    && a.dims == b.dims
+                    && (0..a.rank()).all(|i| a.is_dynamic(i) == b.is_dynamic(i))
             }
             (Shape::Tuple(a), Shape::Tuple(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.compatible(y))
@@ -222,7 +232,8 @@ impl ArrayShape {
     fn write(&self, out: &mut String, with_layout: bool) {
         out.push_str(self.element_type.name());
         out.push('[');
-        for (i, (&d, &dynamic)) in self.dims.iter().zip(&self.dynamic).enumerate() {
+        for (i, &d) in self.dims.iter().enumerate() {
+            let dynamic = self.is_dynamic(i);
             if i > 0 {
                 out.push(',');
             }
@@ -257,14 +268,14 @@ impl Layout {
             }
             push_int(out, d);
         }
-        if !self.is_plain() {
+        if let Some(x) = self.extras.as_deref().filter(|_| !self.is_plain()) {
             out.push(':');
-            if let Some(d) = &self.dim_level_types {
+            if let Some(d) = &x.dim_level_types {
                 out.push_str(d);
             }
-            if !self.tiles.is_empty() {
+            if !x.tiles.is_empty() {
                 out.push('T');
-                for t in &self.tiles {
+                for t in &x.tiles {
                     out.push('(');
                     for (i, &d) in t.0.iter().enumerate() {
                         if i > 0 {
@@ -279,19 +290,19 @@ impl Layout {
                     out.push(')');
                 }
             }
-            if let Some(l) = self.tail_padding_alignment {
+            if let Some(l) = x.tail_padding_alignment {
                 let _ = write!(out, "L({l})");
             }
-            if let Some(t) = &self.index_types {
+            if let Some(t) = &x.index_types {
                 out.push_str(t);
             }
-            if let Some(e) = self.element_size_bits {
+            if let Some(e) = x.element_size_bits {
                 let _ = write!(out, "E({e})");
             }
-            if let Some(s) = self.memory_space {
+            if let Some(s) = x.memory_space {
                 let _ = write!(out, "S({s})");
             }
-            if let Some(r) = &self.rest {
+            if let Some(r) = &x.rest {
                 out.push_str(r);
             }
         }

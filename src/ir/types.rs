@@ -343,7 +343,10 @@ mod tests {
         for &t in PrimitiveType::ALL {
             assert_eq!(PrimitiveType::from_number(t as i32), Some(t));
         }
-        assert_eq!(PrimitiveType::from_name("f8e8m0fnu"), Some(PrimitiveType::F8E8M0FNU));
+        assert_eq!(
+            PrimitiveType::from_name("f8e8m0fnu"),
+            Some(PrimitiveType::F8E8M0FNU)
+        );
         assert_eq!(PrimitiveType::F32 as i32, 11);
         assert_eq!(PrimitiveType::Bf16 as i32, 16);
         assert_eq!(PrimitiveType::F4E2M1FN as i32, 32);

@@ -6,6 +6,7 @@
 
 use super::instruction::AttrValue;
 use super::{CompId, InstrId, Module, Opcode, Shape};
+use crate::util::FxSet;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -19,7 +20,11 @@ pub struct VerifyError {
 impl fmt::Display for VerifyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.instruction {
-            Some(i) => write!(f, "in computation {}, instruction {}: {}", self.computation, i, self.message),
+            Some(i) => write!(
+                f,
+                "in computation {}, instruction {}: {}",
+                self.computation, i, self.message
+            ),
             None => write!(f, "in computation {}: {}", self.computation, self.message),
         }
     }
@@ -29,7 +34,7 @@ impl std::error::Error for VerifyError {}
 
 /// Checks every invariant; returns the first fault found.
 pub fn verify(module: &Module) -> Result<(), VerifyError> {
-    let mut names: HashSet<&str> = HashSet::new();
+    let mut names: FxSet<&str> = FxSet::default();
     let Some(entry) = module.entry_opt() else {
         return Err(VerifyError {
             computation: String::new(),
@@ -52,21 +57,40 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
         };
         match comp.root_opt() {
             None => return Err(fail(None, "computation has no root".into())),
-            Some(r) if !comp.is_live(r) => return Err(fail(None, "root instruction was removed".into())),
+            Some(r) if !comp.is_live(r) => {
+                return Err(fail(None, "root instruction was removed".into()))
+            }
             _ => {}
         }
         let mut param_numbers = HashSet::new();
         for (id, instr) in comp.instructions() {
             let iname = Some(&*instr.name);
             if !names.insert(&instr.name) {
-                return Err(fail(iname, format!("instruction name {} is not unique in the module", instr.name)));
+                return Err(fail(
+                    iname,
+                    format!(
+                        "instruction name {} is not unique in the module",
+                        instr.name
+                    ),
+                ));
             }
-            for (i, &op) in instr.operands().iter().chain(instr.control_predecessors()).enumerate() {
+            for (i, &op) in instr
+                .operands()
+                .iter()
+                .chain(instr.control_predecessors())
+                .enumerate()
+            {
                 let Some(o) = comp.get(op) else {
-                    return Err(fail(iname, format!("operand {i} is not an instruction of this computation")));
+                    return Err(fail(
+                        iname,
+                        format!("operand {i} is not an instruction of this computation"),
+                    ));
                 };
                 if !o.users().contains(&id) {
-                    return Err(fail(iname, format!("operand {} does not list it as a user", o.name)));
+                    return Err(fail(
+                        iname,
+                        format!("operand {} does not list it as a user", o.name),
+                    ));
                 }
             }
             for &u in instr.users() {
@@ -74,7 +98,10 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
                     return Err(fail(iname, "a user was removed but is still listed".into()));
                 };
                 if !user.operands().contains(&id) && !user.control_predecessors().contains(&id) {
-                    return Err(fail(iname, format!("{} is listed as a user but does not use it", user.name)));
+                    return Err(fail(
+                        iname,
+                        format!("{} is listed as a user but does not use it", user.name),
+                    ));
                 }
             }
             let distinct: HashSet<InstrId> = instr.users().iter().copied().collect();
@@ -83,7 +110,10 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
             }
             for c in instr.called_computations() {
                 if module.get_comp(c).is_none() {
-                    return Err(fail(iname, "calls a computation that does not exist".into()));
+                    return Err(fail(
+                        iname,
+                        "calls a computation that does not exist".into(),
+                    ));
                 }
             }
             if let Some(n) = instr.parameter_number() {
@@ -97,7 +127,10 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
         }
         for n in 0..param_numbers.len() as i64 {
             if !param_numbers.contains(&n) {
-                return Err(fail(None, format!("parameter numbers are not contiguous: {n} is missing")));
+                return Err(fail(
+                    None,
+                    format!("parameter numbers are not contiguous: {n} is missing"),
+                ));
             }
         }
     }
@@ -150,12 +183,18 @@ fn check_shape(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> 
         }
         Opcode::Select => {
             let (p, t, f) = (operand(0)?, operand(1)?, operand(2)?);
-            if !t.compatible(f) || !same_dims(t, &instr.shape) || (p.rank() != 0 && !same_dims(p, t)) {
+            if !t.compatible(f)
+                || !same_dims(t, &instr.shape)
+                || (p.rank() != 0 && !same_dims(p, t))
+            {
                 return Err("select operands must agree in shape".into());
             }
         }
         Opcode::Tuple => {
-            let elems = instr.shape.tuple_elements().ok_or("tuple must have a tuple shape")?;
+            let elems = instr
+                .shape
+                .tuple_elements()
+                .ok_or("tuple must have a tuple shape")?;
             if elems.len() != instr.operands().len() {
                 return Err("tuple shape and operand count differ".into());
             }
@@ -166,9 +205,16 @@ fn check_shape(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> 
             }
         }
         Opcode::GetTupleElement => {
-            let idx = instr.int_attr("index").ok_or("get-tuple-element needs index")?;
-            let elems = operand(0)?.tuple_elements().ok_or("get-tuple-element of a non-tuple")?;
-            let e = usize::try_from(idx).ok().and_then(|i| elems.get(i)).ok_or("get-tuple-element index out of range")?;
+            let idx = instr
+                .int_attr("index")
+                .ok_or("get-tuple-element needs index")?;
+            let elems = operand(0)?
+                .tuple_elements()
+                .ok_or("get-tuple-element of a non-tuple")?;
+            let e = usize::try_from(idx)
+                .ok()
+                .and_then(|i| elems.get(i))
+                .ok_or("get-tuple-element index out of range")?;
             if !e.compatible(&instr.shape) {
                 return Err("get-tuple-element shape does not match the element".into());
             }
@@ -180,7 +226,9 @@ fn check_shape(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> 
                 return Err("broadcast dimensions must name every operand dimension".into());
             }
             for (i, &d) in dims.iter().enumerate() {
-                let out = usize::try_from(d).ok().and_then(|d| instr.shape.dims().get(d));
+                let out = usize::try_from(d)
+                    .ok()
+                    .and_then(|d| instr.shape.dims().get(d));
                 if out != Some(&o.dims()[i]) {
                     return Err(format!("broadcast dimension {i} does not match the result"));
                 }
@@ -188,35 +236,48 @@ fn check_shape(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> 
         }
         Opcode::Reshape | Opcode::Bitcast if op == Opcode::Reshape => {
             let o = operand(0)?;
-            if o.as_array().map(|a| a.element_count()) != instr.shape.as_array().map(|a| a.element_count()) {
+            if o.as_array().map(|a| a.element_count())
+                != instr.shape.as_array().map(|a| a.element_count())
+            {
                 return Err("reshape changes the element count".into());
             }
         }
         Opcode::Call => {
             let callee = instr.to_apply().ok_or("call needs to_apply")?;
-            let callee = module.get_comp(callee).ok_or("call of a missing computation")?;
+            let callee = module
+                .get_comp(callee)
+                .ok_or("call of a missing computation")?;
             let params = callee.parameters();
             if params.len() != instr.operands().len() {
-                return Err(format!("call passes {} operands to {} parameters of {}", instr.operands().len(), params.len(), callee.name));
+                return Err(format!(
+                    "call passes {} operands to {} parameters of {}",
+                    instr.operands().len(),
+                    params.len(),
+                    callee.name
+                ));
             }
             for (i, p) in params.iter().enumerate() {
                 if !callee.instr(*p).shape.compatible(operand(i)?) {
-                    return Err(format!("call operand {i} does not match parameter {i} of {}", callee.name));
+                    return Err(format!(
+                        "call operand {i} does not match parameter {i} of {}",
+                        callee.name
+                    ));
                 }
             }
             if !callee.instr(callee.root()).shape.compatible(&instr.shape) {
-                return Err(format!("call result does not match the root of {}", callee.name));
+                return Err(format!(
+                    "call result does not match the root of {}",
+                    callee.name
+                ));
             }
         }
-        Opcode::Parameter => {
-            if !instr.operands().is_empty() {
-                return Err("parameter takes no operands".into());
-            }
+        Opcode::Parameter if !instr.operands().is_empty() => {
+            return Err("parameter takes no operands".into());
         }
-        Opcode::CustomCall => {
-            if !matches!(instr.attr("custom_call_target"), Some(AttrValue::Str(_))) {
-                return Err("custom-call needs custom_call_target".into());
-            }
+        Opcode::CustomCall
+            if !matches!(instr.attr("custom_call_target"), Some(AttrValue::Str(_))) =>
+        {
+            return Err("custom-call needs custom_call_target".into());
         }
         _ => {}
     }

@@ -47,7 +47,11 @@ impl fmt::Display for ParseError {
         // Long lines (a 73 MB module has some) are cut around the column.
         let chars: Vec<char> = self.source_line.chars().collect();
         let col = self.column.saturating_sub(1);
-        let (start, prefix) = if col > 100 { (col - 60, "...") } else { (0, "") };
+        let (start, prefix) = if col > 100 {
+            (col - 60, "...")
+        } else {
+            (0, "")
+        };
         let end = (start + 160).min(chars.len());
         let suffix = if end < chars.len() { "..." } else { "" };
         let shown: String = chars[start.min(end)..end].iter().collect();

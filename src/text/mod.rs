@@ -1,5 +1,6 @@
 //! HLO text: the parser and the printer.
 
+pub mod checks;
 pub mod error;
 pub mod number;
 pub mod parser;
@@ -7,4 +8,4 @@ pub mod printer;
 
 pub use error::ParseError;
 pub use parser::parse_module;
-pub use printer::{print_module, print_module_with};
+pub use printer::{print_module, print_module_with, write_module};

@@ -8,7 +8,11 @@ use crate::ir::types::PrimitiveType;
 pub fn format_g(value: f64, precision: usize, out: &mut String) {
     let precision = precision.max(1);
     if value.is_nan() {
-        out.push_str(if value.is_sign_negative() { "-nan" } else { "nan" });
+        out.push_str(if value.is_sign_negative() {
+            "-nan"
+        } else {
+            "nan"
+        });
         return;
     }
     if value.is_infinite() {
@@ -73,7 +77,13 @@ fn push_nan_payload(payload: u64, quiet: u64, out: &mut String) {
 }
 
 /// One element of a literal as XLA's `GetAsString` writes it.
-pub fn format_element(data: &LiteralData, ty: PrimitiveType, i: usize, in_array: bool, out: &mut String) {
+pub fn format_element(
+    data: &LiteralData,
+    ty: PrimitiveType,
+    i: usize,
+    in_array: bool,
+    out: &mut String,
+) {
     match data {
         LiteralData::Pred(v) => out.push_str(match (v[i], in_array) {
             (true, true) => "1",
@@ -232,7 +242,8 @@ pub fn c_unescape(body: &str) -> Result<String, usize> {
             _ => return Err(i - 2),
         }
     }
-    Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 #[cfg(test)]
@@ -264,7 +275,8 @@ mod tests {
 
     #[test]
     fn f32_values_as_the_corpus_has_them() {
-        assert_eq!(f32s(3.14), "3.14");
+        assert_eq!(f32s(3.25), "3.25");
+        assert_eq!(f32s(0.1), "0.1");
         assert_eq!(f32s(0.044715), "0.044715");
         assert_eq!(f32s(0.797_884_6), "0.797884583");
         assert_eq!(f32s(-3.402_823_5e38), "-3.40282347e+38");

@@ -6,17 +6,19 @@
 //! text so printing gives back the input. Nothing here recurses on the
 //! input's nesting without a depth limit.
 
+use super::checks;
 use super::error::ParseError;
 use super::number::c_unescape;
 use crate::ir::instruction::{ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType};
 use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
 use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOUNDED_DIM};
-use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType};
+use crate::ir::{
+    CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType,
+};
+use crate::util::FxMap;
 use half::{bf16, f16};
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Deepest nesting of shapes, literals and nested instructions accepted.
 const MAX_DEPTH: usize = 256;
@@ -28,27 +30,6 @@ pub fn parse_module(text: &str, file: &str) -> Result<Module, ParseError> {
 }
 
 type PResult<T> = Result<T, Box<ParseError>>;
-
-/// FxHash: names are short and trusted to be unique, so a fast hash wins.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut v = 0u64;
-            for (i, &b) in chunk.iter().enumerate() {
-                v |= u64::from(b) << (i * 8);
-            }
-            self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 struct Parser<'a> {
     text: &'a str,
@@ -67,11 +48,18 @@ struct Parser<'a> {
     /// Instructions made without a name (nested ones, compact GTEs), named
     /// once every written name is known, as XLA does.
     unnamed: Vec<(CompId, InstrId, String)>,
+    /// Computations called by an `async-start`, and where (XLA allows one
+    /// caller each).
+    async_callees: FxMap<CompId, usize>,
     saw_percent: bool,
     saw_operand_shape: bool,
     saw_signature: bool,
     saw_any_instruction: bool,
 }
+
+/// A computation's written signature: (position, name, shape) of each
+/// parameter, the result shape and its position.
+type Signature<'a> = (Vec<(usize, &'a str, Shape)>, Shape, usize);
 
 /// The instructions of the computation being parsed.
 struct Scope<'a> {
@@ -106,6 +94,7 @@ impl<'a> Parser<'a> {
             comp_defined: FxMap::default(),
             all_names: FxMap::default(),
             unnamed: Vec::new(),
+            async_callees: FxMap::default(),
             saw_percent: false,
             saw_operand_shape: false,
             saw_signature: false,
@@ -369,7 +358,10 @@ impl<'a> Parser<'a> {
             _ => match PrimitiveType::from_name(word) {
                 Some(t) => Some(t),
                 None => {
-                    return self.err_at(word_start, format!("expected primitive type, but sees '{word}'"))
+                    return self.err_at(
+                        word_start,
+                        format!("expected primitive type, but sees '{word}'"),
+                    )
                 }
             },
         };
@@ -384,6 +376,9 @@ impl<'a> Parser<'a> {
             loop {
                 self.skip_ws()?;
                 if self.eat(b'?')? {
+                    if dynamic.is_empty() {
+                        dynamic = vec![false; dims.len()];
+                    }
                     dims.push(UNBOUNDED_DIM);
                     dynamic.push(true);
                 } else {
@@ -395,8 +390,13 @@ impl<'a> Parser<'a> {
                     if d < 0 {
                         return self.err("dimension sizes must be non-negative");
                     }
+                    if is_dyn && dynamic.is_empty() {
+                        dynamic = vec![false; dims.len()];
+                    }
                     dims.push(d);
-                    dynamic.push(is_dyn);
+                    if !dynamic.is_empty() {
+                        dynamic.push(is_dyn);
+                    }
                 }
                 if self.eat(b']')? {
                     break;
@@ -443,9 +443,7 @@ impl<'a> Parser<'a> {
             self.layout_extras(&mut layout)?;
         }
         self.expect(b'}', "at the end of a layout")?;
-        if layout.minor_to_major.len() != rank
-            && !(layout.minor_to_major.is_empty() && rank == 0)
-        {
+        if layout.minor_to_major.len() != rank && !(layout.minor_to_major.is_empty() && rank == 0) {
             return self.err_at(
                 start,
                 format!(
@@ -472,6 +470,7 @@ impl<'a> Parser<'a> {
     }
 
     fn layout_extras(&mut self, layout: &mut Layout) -> PResult<()> {
+        let layout = layout.extras.get_or_insert_with(Default::default);
         loop {
             self.skip_ws()?;
             let c = match self.b.get(self.pos) {
@@ -571,15 +570,25 @@ impl<'a> Parser<'a> {
     // ---- module -------------------------------------------------------
 
     fn module(&mut self) -> PResult<Module> {
-        if !self.eat_keyword("HloModule")? {
-            // XLA also accepts a bare computation or instruction; we need a
-            // whole module to write one back.
-            return self.err("expects 'HloModule' at the start of a module");
-        }
-        let name = self.name("module name")?;
-        self.module.name = name.into();
-        while self.eat(b',')? {
-            self.header_attr()?;
+        // XLA's printer spends about 140 bytes on an instruction.
+        self.all_names.reserve(self.text.len() / 140);
+        let has_header = self.eat_keyword("HloModule")?;
+        if has_header {
+            let name = self.name("module name")?;
+            self.module.name = name.into();
+            // Old dumps write `HloModule name:`.
+            if self.b.get(self.pos) == Some(&b':') {
+                self.pos += 1;
+            }
+            while self.eat(b',')? {
+                self.header_attr()?;
+            }
+        } else if !self.starts_computation()? {
+            // XLA also reads computations without a header (as we do) and a
+            // single instruction, making up parameters for its operands.
+            return self.err(
+                "expects 'HloModule' at the start of a module (a single instruction is not a module)",
+            );
         }
         if self.peek_word()? == "FileNames" {
             self.stack_frames()?;
@@ -615,6 +624,9 @@ impl<'a> Parser<'a> {
             (None, None) => return self.err("expects at least one computation"),
         };
         self.module.set_entry(entry);
+        if !has_header {
+            self.module.name = format!("module_{}", self.module.comp(entry).name).into();
+        }
         self.name_unnamed();
         self.module.style = PrintOptions {
             percent: self.saw_percent,
@@ -629,6 +641,17 @@ impl<'a> Parser<'a> {
         Ok(std::mem::replace(&mut self.module, Module::new("")))
     }
 
+    /// Whether the text at the cursor starts a computation (`ENTRY`, or a
+    /// name and `{`), as XLA decides when there is no `HloModule` header.
+    fn starts_computation(&mut self) -> PResult<bool> {
+        let save = self.pos;
+        let saw_percent = self.saw_percent;
+        let r = self.eat_keyword("ENTRY")? || (self.name("").is_ok() && self.peek()? == Some(b'{'));
+        self.pos = save;
+        self.saw_percent = saw_percent;
+        Ok(r)
+    }
+
     fn header_attr(&mut self) -> PResult<()> {
         let key_pos = self.pos;
         let key = self.name("attribute name")?;
@@ -638,12 +661,20 @@ impl<'a> Parser<'a> {
                 self.expect(b'{', "to start entry_computation_layout")?;
                 let ps = self.program_shape()?;
                 self.expect(b'}', "to end entry_computation_layout")?;
-                AttrValue::ProgramShape(ps)
+                AttrValue::ProgramShape(Box::new(ps))
             }
             "input_output_alias" | "buffer_donor" => {
+                self.skip_ws()?;
+                self.check_aliasing(key, self.pos)?;
+                AttrValue::Raw(self.raw_value()?.into())
+            }
+            "debug_attributes" => {
+                self.skip_ws()?;
                 let start = self.pos;
                 let raw = self.raw_value()?;
-                self.check_aliasing(key, raw, start)?;
+                if let Err(m) = checks::check_debug_attributes(raw) {
+                    return self.err_at(start, m);
+                }
                 AttrValue::Raw(raw.into())
             }
             _ => AttrValue::Raw(self.raw_value()?.into()),
@@ -659,7 +690,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `{ {0}: (0, {}, may-alias), ... }` and `{ (0, {1}), ... }`.
-    fn check_aliasing(&self, key: &str, raw: &str, start: usize) -> PResult<()> {
+    fn check_aliasing(&self, key: &str, start: usize) -> PResult<()> {
         let mut sub = Parser::new(self.text, self.file);
         sub.pos = start;
         sub.expect(b'{', "to start aliasing")?;
@@ -670,7 +701,9 @@ impl<'a> Parser<'a> {
             if key == "input_output_alias" {
                 sub.shape_index()?;
                 if !sub.eat(b':')? {
-                    return sub.err("Expects '{' at the start of ShapeIndex");
+                    return sub.err(
+                        "Expected format: <output_shape_index>: (<input_param>, <input_param_shape_index>)",
+                    );
                 }
             }
             sub.expect(b'(', "to start an alias")?;
@@ -693,7 +726,6 @@ impl<'a> Parser<'a> {
                 return sub.err("Expects '}' at the end of aliasing description");
             }
         }
-        debug_assert!(sub.pos <= start + raw.len() + 1);
         Ok(())
     }
 
@@ -819,11 +851,16 @@ impl<'a> Parser<'a> {
         let id = match self.comp_ids.get(name) {
             Some(&id) => {
                 if let Some(&prev) = self.comp_defined.get(&id) {
-                    let prev_err = ParseError::at(self.file, self.text, prev, "computation previously defined here");
+                    let prev_err = ParseError::at(
+                        self.file,
+                        self.text,
+                        prev,
+                        "computation previously defined here",
+                    );
                     return self.err_at(
                         name_pos,
                         format!(
-                            "computation previously defined here\nwas parsing {}:{}: error: computation previously defined here\n{}\n{}^",
+                            "computation already exists: {name}\nwas parsing {}:{}: error: computation previously defined here\n{}\n{}^",
                             prev_err.line,
                             prev_err.column,
                             prev_err.source_line,
@@ -840,8 +877,7 @@ impl<'a> Parser<'a> {
             }
         };
         self.comp_defined.insert(id, name_pos);
-        self.module.names_mut().register(name);
-        let mut signature: Option<(Vec<(usize, &'a str, Shape)>, Shape, usize)> = None;
+        let mut signature: Option<Signature<'a>> = None;
         if self.peek()? == Some(b'(') {
             self.saw_signature = true;
             self.pos += 1;
@@ -896,18 +932,30 @@ impl<'a> Parser<'a> {
                     format!(
                         "Shape of computation {}, {}, is not compatible with that of its root instruction {}, {}",
                         name,
-                        result.to_text(true),
+                        result.to_text(false),
                         scope.comp.instr(root).name,
-                        root_shape.to_text(true)
+                        root_shape.to_text(false)
                     ),
                 );
             }
             for (i, (p, pname, pshape)) in params.iter().enumerate() {
+                // XLA ignores the names in a signature: they need not be the
+                // parameters' (the fast path is when they are).
+                let n = i as i64;
                 let found = scope
-                    .params
-                    .get(&(i as i64))
-                    .map(|_| ())
-                    .and_then(|_| scope.comp.find(pname));
+                    .names
+                    .get(pname)
+                    .copied()
+                    .filter(|&id| scope.comp.instr(id).parameter_number() == Some(n))
+                    .or_else(|| {
+                        scope.params.contains_key(&n).then(|| {
+                            scope
+                                .comp
+                                .instructions()
+                                .find(|(_, x)| x.parameter_number() == Some(n))
+                                .map(|(id, _)| id)
+                        })?
+                    });
                 match found {
                     Some(pid) if scope.comp.instr(pid).shape.compatible(pshape) => {}
                     _ => {
@@ -951,7 +999,6 @@ impl<'a> Parser<'a> {
         let id = self.instruction_body(scope, Some(name), name_pos)?;
         self.all_names.insert(name, (scope.id, name_pos));
         scope.names.insert(name, id);
-        self.module.names_mut().register(name);
         if is_root {
             if scope.root.is_some() {
                 return self.err_at(start, "one computation should have only one ROOT");
@@ -1003,7 +1050,7 @@ impl<'a> Parser<'a> {
             Some(op) => (op, None),
             None => match self.async_sugar(op_word) {
                 Some(x) => x,
-                None => return self.err_at(op_pos, format!("Unknown opcode: {op_word}")),
+                None => return self.err_at(op_pos, unknown_opcode_message(op_word)),
             },
         };
         self.pos += op_word.len();
@@ -1040,8 +1087,15 @@ impl<'a> Parser<'a> {
             _ => {
                 let operands = self.operands(scope)?;
                 instr.operands = operands;
+                self.check_operands(scope, &instr, declared_shape.as_ref(), op_pos)?;
             }
         }
+        // A conditional on a pred takes true/false computations, not a list.
+        let pred_branch = opcode == Opcode::Conditional
+            && instr
+                .operands
+                .first()
+                .is_some_and(|&o| scope.comp.instr(o).shape.element_type() == PrimitiveType::Pred);
         // Attributes.
         loop {
             self.skip_ws()?;
@@ -1056,9 +1110,21 @@ impl<'a> Parser<'a> {
             let key_start = self.pos;
             let key = self.peek_word()?;
             let after = self.b.get(key_start + key.len()).copied();
-            if key.is_empty() || after != Some(b'=') || (name.is_none() && self.depth > 1 && !is_attr_name(key)) {
+            if key.is_empty()
+                || after != Some(b'=')
+                || (name.is_none() && self.depth > 1 && !is_attr_name(key))
+            {
                 self.pos = save;
                 break;
+            }
+            if !checks::attr_allowed(opcode, async_wrapped, pred_branch, key) {
+                return self.err_at(
+                    key_start,
+                    format!(
+                        "unexpected attribute \"{key}\". Allowed attributes: {}",
+                        checks::allowed_attr_list(opcode, async_wrapped, pred_branch)
+                    ),
+                );
             }
             self.pos = key_start + key.len() + 1;
             self.attribute(scope, &mut instr, key, key_start)?;
@@ -1067,19 +1133,36 @@ impl<'a> Parser<'a> {
             Some(s) => s,
             None => match self.infer_shape(scope, &instr) {
                 Some(s) => s,
-                None => return self.err_at(shape_pos, "expects a shape (it cannot be inferred for this op)"),
+                None => {
+                    return self.err_at(
+                        shape_pos,
+                        "expects a shape (it cannot be inferred for this op)",
+                    )
+                }
             },
         };
         instr.shape = shape;
         instr.shape.fill_default_layouts();
-        if opcode == Opcode::Broadcast
-            && instr.attr("dimensions").is_none()
-            && scope.comp.instr(instr.operands.first().copied().unwrap_or(InstrId::new(0))).shape.rank() == 0
-            && !instr.operands.is_empty()
-        {
-            instr.set_attr("dimensions", AttrValue::Ints(Vec::new()));
+        if opcode == Opcode::Broadcast && instr.attr("dimensions").is_none() {
+            // `dimensions` may be left out when broadcasting a scalar.
+            let scalar_operand = instr.operands.first().is_some_and(|&o| {
+                scope
+                    .comp
+                    .instr(o)
+                    .shape
+                    .as_array()
+                    .is_some_and(|a| a.rank() == 0)
+            });
+            if scalar_operand {
+                instr.set_attr("dimensions", AttrValue::Ints(Vec::new()));
+            }
         }
-        self.check_instruction(scope, &instr, op_pos)?;
+        self.check_instruction(scope, &instr, op_pos, pred_branch)?;
+        if opcode == Opcode::AsyncStart {
+            if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
+                self.async_callees.insert(*c, op_pos);
+            }
+        }
         let id = scope.comp.push(instr);
         if name.is_none() {
             let _ = name_pos;
@@ -1117,7 +1200,9 @@ impl<'a> Parser<'a> {
             }
             if !self.eat(b',')? {
                 let found = self.describe_here();
-                return self.err(format!("expects ',' or ')' in an operand list, but sees {found}"));
+                return self.err(format!(
+                    "expects ',' or ')' in an operand list, but sees {found}"
+                ));
             }
         }
     }
@@ -1129,8 +1214,8 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let word = self.peek_word()?;
         let next = self.b.get(self.pos + word.len()).copied();
-        let is_shape_start = self.b.get(self.pos) == Some(&b'(')
-            || (next == Some(b'[') && !word.is_empty());
+        let is_shape_start =
+            self.b.get(self.pos) == Some(&b'(') || (next == Some(b'[') && !word.is_empty());
         let mut declared: Option<Shape> = None;
         if is_shape_start {
             declared = Some(self.shape()?);
@@ -1138,7 +1223,8 @@ impl<'a> Parser<'a> {
             self.skip_ws()?;
             // A nested instruction: `f32[10] parameter(0)`.
             let w = self.peek_word()?;
-            if self.b.get(self.pos + w.len()) == Some(&b'(') && self.b.get(self.pos) != Some(&b'%') {
+            if self.b.get(self.pos + w.len()) == Some(&b'(') && self.b.get(self.pos) != Some(&b'%')
+            {
                 self.pos = start;
                 return self.instruction_body(scope, None, start);
             }
@@ -1178,7 +1264,8 @@ impl<'a> Parser<'a> {
             id = match scope.compact_gtes.get(&(id, path.clone())) {
                 Some(&g) => g,
                 None => {
-                    let mut g = Instruction::new("", Opcode::GetTupleElement, elems[idx as usize].clone());
+                    let mut g =
+                        Instruction::new("", Opcode::GetTupleElement, elems[idx as usize].clone());
                     g.operands = vec![id];
                     g.attrs.push(Attr {
                         key: Cow::Borrowed("index"),
@@ -1247,7 +1334,10 @@ impl<'a> Parser<'a> {
                 let w = self.name("comparison direction")?;
                 match ComparisonDirection::from_name(w) {
                     Some(d) => AttrValue::Direction(d),
-                    None => return self.err_at(p, format!("expects comparison direction, but sees {w}")),
+                    None => {
+                        return self
+                            .err_at(p, format!("expects comparison direction, but sees {w}"))
+                    }
                 }
             }
             "type" if instr.opcode == Opcode::Compare => {
@@ -1255,7 +1345,9 @@ impl<'a> Parser<'a> {
                 let w = self.name("comparison type")?;
                 match ComparisonType::from_name(w) {
                     Some(t) => AttrValue::CompareType(t),
-                    None => return self.err_at(p, format!("expects comparison type, but sees {w}")),
+                    None => {
+                        return self.err_at(p, format!("expects comparison type, but sees {w}"))
+                    }
                 }
             }
             "api_version" => {
@@ -1271,12 +1363,91 @@ impl<'a> Parser<'a> {
                 instr.control_predecessors = preds;
                 AttrValue::Raw("".into())
             }
-            _ => AttrValue::Raw(self.raw_value()?.into()),
+            _ => {
+                self.skip_ws()?;
+                let value_pos = self.pos;
+                let raw = self.raw_value()?;
+                self.check_raw_attr(scope, instr, key, raw, value_pos)?;
+                AttrValue::Raw(raw.into())
+            }
         };
         instr.attrs.push(Attr {
-            key: Cow::Owned(key.to_string()),
+            key: intern_key(key),
             value,
         });
+        Ok(())
+    }
+
+    /// Checks the value of an attribute kept as text, as XLA's parser does
+    /// when it reads it.
+    fn check_raw_attr(
+        &self,
+        scope: &Scope<'a>,
+        instr: &Instruction,
+        key: &str,
+        raw: &str,
+        pos: usize,
+    ) -> PResult<()> {
+        let r = match key {
+            "dim_labels" => checks::check_dim_labels(raw),
+            "window" => checks::check_window(raw),
+            "padding" => checks::check_padding_config(raw),
+            "replica_groups" => checks::check_mesh_replica_groups(raw),
+            "result_accuracy" => checks::check_result_accuracy(raw),
+            "parameter_replication" => checks::parameter_replication_len(raw).map(drop),
+            "operand_layout_constraints" => {
+                return self.check_layout_constraints(scope, instr, pos)
+            }
+            _ => Ok(()),
+        };
+        r.or_else(|m| self.err_at(pos, m))
+    }
+
+    /// `operand_layout_constraints={f32[2]{0}, ...}` of a custom call: one
+    /// shape per operand, each compatible with it.
+    fn check_layout_constraints(
+        &self,
+        scope: &Scope<'a>,
+        instr: &Instruction,
+        start: usize,
+    ) -> PResult<()> {
+        let mut sub = Parser::new(self.text, self.file);
+        sub.pos = start;
+        sub.expect(b'{', "to start operand_layout_constraints")?;
+        let mut shapes = Vec::new();
+        if !sub.eat(b'}')? {
+            loop {
+                shapes.push((sub.pos, sub.shape()?));
+                if sub.eat(b'}')? {
+                    break;
+                }
+                sub.expect(b',', "between operand layout constraints")?;
+            }
+        }
+        let n = instr.operands.len();
+        if shapes.len() != n {
+            return self.err_at(
+                start,
+                format!(
+                    "Expected {n} operand layout constraints, {} given",
+                    shapes.len()
+                ),
+            );
+        }
+        for (i, ((pos, c), operand)) in shapes.iter_mut().zip(&instr.operands).enumerate() {
+            let operand = &scope.comp.instr(*operand).shape;
+            if !c.compatible(operand) {
+                c.fill_default_layouts();
+                return self.err_at(
+                    *pos,
+                    format!(
+                        "Operand layout constraint shape {} for operand {i} is not compatible with operand shape {}",
+                        c.to_text(true),
+                        operand.to_text(true)
+                    ),
+                );
+            }
+        }
         Ok(())
     }
 
@@ -1334,7 +1505,12 @@ impl<'a> Parser<'a> {
 
     /// The shape of an instruction written without one (nested operands).
     fn infer_shape(&self, scope: &Scope<'a>, instr: &Instruction) -> Option<Shape> {
-        let op_shape = |i: usize| scope.comp.get(*instr.operands.get(i)?).map(|x| x.shape.clone());
+        let op_shape = |i: usize| {
+            scope
+                .comp
+                .get(*instr.operands.get(i)?)
+                .map(|x| x.shape.clone())
+        };
         match instr.opcode {
             op if op.is_elementwise_unary() => op_shape(0),
             op if op.is_elementwise_binary() => op_shape(0),
@@ -1344,24 +1520,316 @@ impl<'a> Parser<'a> {
             }
             Opcode::GetTupleElement => {
                 let idx = instr.int_attr("index")?;
-                op_shape(0)?.tuple_elements()?.get(usize::try_from(idx).ok()?).cloned()
+                op_shape(0)?
+                    .tuple_elements()?
+                    .get(usize::try_from(idx).ok()?)
+                    .cloned()
             }
             _ => None,
         }
     }
 
-    /// Checks XLA's parser makes on single instructions.
-    fn check_instruction(&self, scope: &Scope<'a>, instr: &Instruction, pos: usize) -> PResult<()> {
-        let _ = scope;
-        match instr.opcode {
-            Opcode::Compare if instr.comparison_direction().is_none() => {
-                self.err_at(pos, "compare needs a direction= attribute")
+    /// Checks XLA's parser makes on the operands, before the attributes.
+    fn check_operands(
+        &self,
+        scope: &Scope<'a>,
+        instr: &Instruction,
+        shape: Option<&Shape>,
+        pos: usize,
+    ) -> PResult<()> {
+        let op = instr.opcode;
+        let n = instr.operands.len();
+        let operand = |i: usize| instr.operands.get(i).map(|&o| scope.comp.instr(o));
+        match op {
+            Opcode::AsyncStart | Opcode::AsyncUpdate | Opcode::AsyncDone => {
+                return self.check_async_operands(scope, instr, shape, pos)
             }
-            Opcode::GetTupleElement if instr.int_attr("index").is_none() => {
-                self.err_at(pos, "get-tuple-element needs an index= attribute")
-            }
-            _ => Ok(()),
+            _ => {}
         }
+        if let Some(want) = checks::fixed_operand_count(op) {
+            if n != want {
+                return self.err_at(
+                    pos,
+                    format!("expects {want} operands, but has {n} operands"),
+                );
+            }
+        }
+        if let Err(m) = checks::check_variadic_operands(op, n) {
+            return self.err_at(pos, m);
+        }
+        match op {
+            Opcode::Conditional => {
+                let index = operand(0).map(|o| &o.shape);
+                match index.and_then(Shape::as_array) {
+                    Some(a) if a.rank() == 0 => {
+                        if !matches!(a.element_type, PrimitiveType::Pred | PrimitiveType::S32) {
+                            return self
+                                .err_at(pos, "The first operand must be a scalar of PRED or S32");
+                        }
+                    }
+                    _ => return self.err_at(pos, "The first operand must be a scalar"),
+                }
+            }
+            Opcode::DynamicSlice | Opcode::DynamicUpdateSlice => {
+                // The start indices: one scalar per dimension, or one vector.
+                let first = if op == Opcode::DynamicSlice { 1 } else { 2 };
+                let rank = operand(0).map_or(0, |o| o.shape.rank());
+                let one_vector =
+                    n == first + 1 && operand(first).is_some_and(|o| o.shape.rank() == 1);
+                if !one_vector && n != first + rank {
+                    return self.err_at(pos, "Wrong number of operands.");
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The shape and operand rules of `async-start`/`-update`/`-done`.
+    fn check_async_operands(
+        &self,
+        scope: &Scope<'a>,
+        instr: &Instruction,
+        shape: Option<&Shape>,
+        pos: usize,
+    ) -> PResult<()> {
+        let op = instr.opcode;
+        let Some(shape) = shape else {
+            return self.err_at(pos, format!("Async op {op} must have an explicit shape."));
+        };
+        if op != Opcode::AsyncDone {
+            let ok = shape
+                .tuple_elements()
+                .is_some_and(|e| e.len() >= 2 && e[0].is_tuple());
+            if !ok {
+                return self.err_at(
+                    pos,
+                    "AsyncStart and AsyncUpdate expect the shape to be in the form of \
+                     ((operand0_shape, operand1_shape, ...), output_shape, ...)",
+                );
+            }
+        }
+        if op == Opcode::AsyncStart {
+            return Ok(());
+        }
+        let first = match instr.operands.as_slice() {
+            [] => return self.err_at(pos, "No operand found for AsyncUpdate and AsyncDone"),
+            [o] => scope.comp.instr(*o),
+            _ => {
+                return self.err_at(
+                    pos,
+                    "AsyncUpdate and AsyncDone expect a single async op as their operand.",
+                )
+            }
+        };
+        match first.opcode {
+            Opcode::AsyncStart | Opcode::AsyncUpdate => {}
+            Opcode::AsyncDone => {
+                return self.err_at(pos, "AsyncDone cannot be the first operand of an AsyncUpdate or AsyncDone.")
+            }
+            _ => {
+                return self.err_at(
+                    pos,
+                    "AsyncUpdate and AsyncDone expect an asynchronous operation as their first operand.",
+                )
+            }
+        }
+        if let Some(w) = instr.async_wrapped {
+            let start = scope
+                .comp
+                .instr(async_chain_start(scope, instr.operands[0]));
+            if let Some(have) = self.async_wrapped_opcode(start) {
+                if have != w {
+                    return self.err_at(
+                        pos,
+                        format!("Expect async wrapped opcode to be {have}, but got {w}"),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The op an `async-start` wraps: its sugar, or the root of `calls`.
+    fn async_wrapped_opcode(&self, start: &Instruction) -> Option<Opcode> {
+        start.async_wrapped.or_else(|| match start.attr("calls") {
+            Some(AttrValue::Comp(c)) => {
+                let comp = self.module.get_comp(*c)?;
+                Some(comp.instr(comp.root_opt()?).opcode)
+            }
+            _ => None,
+        })
+    }
+
+    fn comp_name(&self, id: CompId) -> &'a str {
+        self.comp_ids
+            .iter()
+            .find(|(_, &v)| v == id)
+            .map_or("", |(k, _)| *k)
+    }
+
+    /// Checks XLA's parser makes on single instructions, once read.
+    fn check_instruction(
+        &self,
+        scope: &Scope<'a>,
+        instr: &Instruction,
+        pos: usize,
+        pred_branch: bool,
+    ) -> PResult<()> {
+        let op = instr.opcode;
+        for key in checks::required_attrs(op, instr.async_wrapped, pred_branch) {
+            if instr.attr(key).is_none() {
+                return self.err_at(pos, format!("attribute {key} is expected but not seen"));
+            }
+        }
+        // What the attributes describe: the wrapped op of a sugared start.
+        let attr_op = match (op, instr.async_wrapped) {
+            (Opcode::AsyncStart, Some(w)) => w,
+            _ => op,
+        };
+        let dims = instr.dimensions();
+        let one_dim = match attr_op {
+            Opcode::AllGather
+            | Opcode::AllGatherStart
+            | Opcode::ReduceScatter
+            | Opcode::GetDimensionSize
+            | Opcode::SetDimensionSize
+            | Opcode::Sort
+            | Opcode::Concatenate
+            | Opcode::Scan => true,
+            Opcode::AllToAll | Opcode::RaggedAllToAll => dims.is_some(),
+            _ => false,
+        };
+        if one_dim && dims.map_or(0, <[i64]>::len) != 1 {
+            let n = dims.map_or(0, <[i64]>::len);
+            return self.err_at(
+                pos,
+                format!("expects exactly one dimension in dimensions=, but sees {n}"),
+            );
+        }
+        if let Some(AttrValue::Raw(r)) = instr.attr("parameter_replication") {
+            let leaves = instr.shape.leaf_count();
+            let n = checks::parameter_replication_len(r).unwrap_or(0);
+            if n != leaves {
+                return self.err_at(
+                    pos,
+                    format!("parameter has {leaves} leaf buffers, but parameter_replication has {n} elements."),
+                );
+            }
+        }
+        match attr_op {
+            Opcode::Infeed if instr.shape.tuple_elements().is_none_or(<[Shape]>::is_empty) => {
+                return self.err_at(pos, "infeed must have a non-empty tuple shape");
+            }
+            Opcode::Recv if instr.shape.tuple_elements().map_or(0, <[Shape]>::len) != 3 => {
+                return self.err_at(
+                    pos,
+                    "recv must have a tuple shape (data, u32[] context, token[])",
+                );
+            }
+            Opcode::Scan => {
+                let d = dims.and_then(|d| d.first()).copied().unwrap_or(0);
+                let carries = match instr.attr("num_carries") {
+                    Some(AttrValue::Raw(r)) => r.parse::<usize>().ok(),
+                    _ => None,
+                };
+                let Some(carries) = carries.filter(|&c| c <= instr.operands.len()) else {
+                    return self.err_at(
+                        pos,
+                        "expects num_carries to be at most the number of operands",
+                    );
+                };
+                for &o in &instr.operands[..instr.operands.len() - carries] {
+                    let rank = scope.comp.instr(o).shape.rank();
+                    if d < 0 || d as usize >= rank {
+                        return self.err_at(
+                            pos,
+                            format!(
+                                "scan dimension {d} is out of range for an input of rank {rank}"
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+        match op {
+            Opcode::Conditional => {
+                let branches = if pred_branch {
+                    2
+                } else {
+                    match instr.attr("branch_computations") {
+                        Some(AttrValue::Comps(c)) => c.len(),
+                        _ => 0,
+                    }
+                };
+                if branches == 0 {
+                    return self.err_at(pos, "conditional needs at least one branch computation");
+                }
+                if instr.operands.len() != branches + 1 {
+                    return self.err_at(
+                        pos,
+                        format!(
+                            "conditional with {branches} branches expects {} operands, but has {}",
+                            branches + 1,
+                            instr.operands.len()
+                        ),
+                    );
+                }
+            }
+            Opcode::AsyncStart => {
+                if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
+                    if self.async_callees.contains_key(c) {
+                        return self.err_at(
+                            pos,
+                            format!(
+                                "Computation {} is called by more than one async op",
+                                self.comp_name(*c)
+                            ),
+                        );
+                    }
+                }
+            }
+            Opcode::AsyncUpdate | Opcode::AsyncDone => {
+                let first = instr.operands[0];
+                let start = scope.comp.instr(async_chain_start(scope, first));
+                if let Some(AttrValue::Raw(t)) = instr.attr("async_execution_thread") {
+                    let want = match start.attr("async_execution_thread") {
+                        Some(AttrValue::Raw(s)) => unquote(s),
+                        _ => Cow::Borrowed("main"),
+                    };
+                    let got = unquote(t);
+                    if want != got {
+                        return self.err_at(
+                            pos,
+                            format!("Expect async_execution_thread to be {want}, but got {got}"),
+                        );
+                    }
+                }
+                if let (Some(AttrValue::Comp(got)), Some(AttrValue::Comp(want))) =
+                    (instr.attr("calls"), start.attr("calls"))
+                {
+                    if got != want {
+                        return self.err_at(
+                            pos,
+                            format!(
+                                "Expect async_wrapped_computation to be {}, but got {}",
+                                self.comp_name(*want),
+                                self.comp_name(*got)
+                            ),
+                        );
+                    }
+                }
+                if op == Opcode::AsyncUpdate && scope.comp.instr(first).shape != instr.shape {
+                    return self.err_at(
+                        pos,
+                        "AsyncUpdate expects the op shape to be the same as the operand shape.",
+                    );
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     // ---- literals -----------------------------------------------------
@@ -1403,11 +1871,11 @@ impl<'a> Parser<'a> {
                 data: LiteralData::Empty,
             }),
             Shape::Array(a) => {
-                let mut builder = ElementBuilder::new(a.element_type, a.element_count().max(0) as usize);
+                let mut builder = ElementBuilder::new(a.element_type, capacity_hint(&a.dims));
                 if a.rank() == 0 {
                     self.element(&mut builder)?;
                 } else {
-                    self.dense(&a.dims, 0, &mut builder)?;
+                    self.dense(&a.dims, &mut Vec::new(), &mut builder)?;
                 }
                 Ok(Literal {
                     shape: shape.clone(),
@@ -1417,44 +1885,91 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `{ {1, 2}, {3, 4} }` for dims[level..].
-    fn dense(&mut self, dims: &[i64], level: usize, out: &mut ElementBuilder) -> PResult<()> {
+    /// `{ {1, 2}, {3, 4} }` for `dims[path.len()..]`; `path` holds the
+    /// indices of the enclosing arrays (for messages, as XLA writes them).
+    fn dense(
+        &mut self,
+        dims: &[i64],
+        path: &mut Vec<i64>,
+        out: &mut ElementBuilder,
+    ) -> PResult<()> {
         self.enter()?;
-        let r = self.dense_inner(dims, level, out);
+        let r = self.dense_inner(dims, path, out);
         self.leave();
         r
     }
 
-    fn dense_inner(&mut self, dims: &[i64], level: usize, out: &mut ElementBuilder) -> PResult<()> {
+    fn dense_inner(
+        &mut self,
+        dims: &[i64],
+        path: &mut Vec<i64>,
+        out: &mut ElementBuilder,
+    ) -> PResult<()> {
         let rank = dims.len();
+        let level = path.len();
+        let index = |path: &[i64]| {
+            let parts: Vec<String> = path.iter().map(i64::to_string).collect();
+            format!("[{}]", parts.join(","))
+        };
         if self.peek()? != Some(b'{') {
+            if self.peek()? == Some(b'}') && level == 0 {
+                return self.err("unexpected '}' token");
+            }
             if level == 0 {
                 let found = self.describe_here();
-                return self.err(format!("expects '{{' to start a literal of rank {rank}, but sees {found}"));
+                return self.err(format!(
+                    "expects '{{' to start a literal of rank {rank}, but sees {found}"
+                ));
             }
-            let found = if self.peek()? == Some(b'}') { "fewer" } else { "an element" };
-            return self.err(format!("expects nested array in rank {rank}, but sees {found}"));
+            let found = if self.peek()? == Some(b'}') {
+                "fewer"
+            } else {
+                "an element"
+            };
+            return self.err(format!(
+                "expects nested array in rank {rank}, but sees {found}"
+            ));
         }
         self.pos += 1;
         let want = dims[level];
         let mut count = 0i64;
         if self.eat(b'}')? {
             if want != 0 {
-                return self.err(format!("expects {want} elements in the [{level}]th element, but sees 0"));
+                return self.err(format!(
+                    "expects {want} elements in the {}th element, but sees 0",
+                    index(path)
+                ));
             }
             return Ok(());
         }
         loop {
+            if count == want {
+                return self.err(if level + 1 == rank {
+                    format!("expects {want} elements on the minor-most dimension, but sees more")
+                } else {
+                    format!(
+                        "expects {want} elements in the {}th element, but sees more",
+                        index(path)
+                    )
+                });
+            }
             if level + 1 == rank {
                 if self.peek()? == Some(b'{') {
-                    return self.err(format!("expects nested array in rank {rank}, but sees larger"));
+                    return self.err(format!(
+                        "expects nested array in rank {rank}, but sees larger"
+                    ));
                 }
                 self.element(out)?;
             } else {
                 if self.peek()? != Some(b'{') {
-                    return self.err(format!("expects nested array in rank {rank}, but sees {}", level + 1));
+                    return self.err(format!(
+                        "expects nested array in rank {rank}, but sees {}",
+                        level + 1
+                    ));
                 }
-                self.dense(dims, level + 1, out)?;
+                path.push(count);
+                self.dense(dims, path, out)?;
+                path.pop();
             }
             count += 1;
             if self.eat(b'}')? {
@@ -1462,11 +1977,16 @@ impl<'a> Parser<'a> {
             }
             if !self.eat(b',')? {
                 let found = self.describe_here();
-                return self.err(format!("expects ',' or '}}' in a literal, but sees {found}"));
+                return self.err(format!(
+                    "expects ',' or '}}' in a literal, but sees {found}"
+                ));
             }
         }
         if count != want {
-            return self.err(format!("expects {want} elements in the [{level}]th element, but sees {count}"));
+            return self.err(format!(
+                "expects {want} elements in the {}th element, but sees {count}",
+                index(path)
+            ));
         }
         Ok(())
     }
@@ -1525,13 +2045,54 @@ impl<'a> Parser<'a> {
             self.module.comp_mut(comp).instr_mut(id).name = name;
         }
     }
-
 }
 
 /// Attribute names a nested instruction may carry (so that `, index=0`
 /// after a nested operand is not mistaken for the outer list's end).
 fn is_attr_name(key: &str) -> bool {
     !key.is_empty()
+}
+
+/// Elements of an array of these dimensions, for preallocation (which
+/// `ElementBuilder` caps): saturating, since the text may be hostile.
+fn capacity_hint(dims: &[i64]) -> usize {
+    dims.iter().fold(1usize, |n, &d| {
+        n.saturating_mul(usize::try_from(d).unwrap_or(0))
+    })
+}
+
+/// The `async-start` an `async-update` chain begins with.
+fn async_chain_start(scope: &Scope<'_>, mut id: InstrId) -> InstrId {
+    loop {
+        let i = scope.comp.instr(id);
+        match (i.opcode, i.operands.first()) {
+            (Opcode::AsyncUpdate, Some(&o)) => id = o,
+            _ => return id,
+        }
+    }
+}
+
+/// A quoted attribute value, decoded.
+fn unquote(raw: &str) -> Cow<'_, str> {
+    match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(inner) => c_unescape(inner).map_or(Cow::Borrowed(inner), Cow::Owned),
+        None => Cow::Borrowed(raw),
+    }
+}
+
+/// XLA's message for an unknown opcode; `<op>-update` of an op that has
+/// `-start`/`-done` ops of its own gets both of XLA's errors.
+fn unknown_opcode_message(word: &str) -> String {
+    let base = ["-start", "-update", "-done"]
+        .iter()
+        .find_map(|s| word.strip_suffix(s))
+        .and_then(Opcode::from_name);
+    match base {
+        Some(b) => format!(
+            "Unknown opcode: {word} (expects opcode but sees: {word}; {b} cannot be wrapped in an async op)"
+        ),
+        None => format!("Unknown opcode: {word}"),
+    }
 }
 
 fn parse_float(tok: &str) -> Option<f64> {
@@ -1542,7 +2103,9 @@ fn parse_float(tok: &str) -> Option<f64> {
         "-nan" => Some(-f64::NAN),
         _ => {
             let b = tok.as_bytes();
-            let ok = b.iter().all(|&c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'));
+            let ok = b
+                .iter()
+                .all(|&c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'));
             if ok {
                 tok.parse::<f64>().ok()
             } else {
@@ -1597,7 +2160,8 @@ impl ElementBuilder {
                 _ => return Err(format!("expects a pred value, but sees {tok}")),
             }),
             LiteralData::Int(v) => {
-                let x: i64 = parse_int(tok).ok_or_else(|| format!("expects an integer, but sees {tok}"))?;
+                let x: i64 =
+                    parse_int(tok).ok_or_else(|| format!("expects an integer, but sees {tok}"))?;
                 let bits = ty.bit_width();
                 let (lo, hi) = if bits >= 64 {
                     (i64::MIN, i64::MAX)
@@ -1611,7 +2175,9 @@ impl ElementBuilder {
             }
             LiteralData::UInt(v) => {
                 let x: u64 = if let Some(stripped) = tok.strip_prefix('-') {
-                    if stripped.bytes().all(|c| c.is_ascii_digit()) && stripped.bytes().any(|c| c != b'0') {
+                    if stripped.bytes().all(|c| c.is_ascii_digit())
+                        && stripped.bytes().any(|c| c != b'0')
+                    {
                         return Err(format!(
                             "value {tok} is out of range for literal's primitive type {}",
                             ty.name().to_uppercase()
@@ -1637,7 +2203,13 @@ impl ElementBuilder {
                     return Err(self.range_error(tok));
                 }
                 v.push(match x.1 {
-                    Some(p) => f16::from_bits(if x.0.is_sign_negative() { 0xfc00 } else { 0x7c00 } | p as u16),
+                    Some(p) => f16::from_bits(
+                        if x.0.is_sign_negative() {
+                            0xfc00
+                        } else {
+                            0x7c00
+                        } | p as u16,
+                    ),
                     None => f16::from_f64(x.0),
                 });
             }
@@ -1647,7 +2219,13 @@ impl ElementBuilder {
                     return Err(self.range_error(tok));
                 }
                 v.push(match x.1 {
-                    Some(p) => bf16::from_bits(if x.0.is_sign_negative() { 0xff80 } else { 0x7f80 } | p as u16),
+                    Some(p) => bf16::from_bits(
+                        if x.0.is_sign_negative() {
+                            0xff80
+                        } else {
+                            0x7f80
+                        } | p as u16,
+                    ),
                     None => bf16::from_f64(x.0),
                 });
             }
@@ -1657,19 +2235,33 @@ impl ElementBuilder {
                     return Err(self.range_error(tok));
                 }
                 v.push(match x.1 {
-                    Some(p) => f32::from_bits(if x.0.is_sign_negative() { 0xff80_0000 } else { 0x7f80_0000 } | p as u32),
+                    Some(p) => f32::from_bits(
+                        if x.0.is_sign_negative() {
+                            0xff80_0000
+                        } else {
+                            0x7f80_0000
+                        } | p as u32,
+                    ),
                     None => x.0 as f32,
                 });
             }
             LiteralData::F64(v) => {
                 let x = float_token(tok, 0, (1 << 52) - 1)?;
                 v.push(match x.1 {
-                    Some(p) => f64::from_bits(if x.0.is_sign_negative() { 0xfff0 << 48 } else { 0x7ff0 << 48 } | p),
+                    Some(p) => f64::from_bits(
+                        if x.0.is_sign_negative() {
+                            0xfff0 << 48
+                        } else {
+                            0x7ff0 << 48
+                        } | p,
+                    ),
                     None => x.0,
                 });
             }
             LiteralData::MiniFloat(v) => {
-                let m = ty.minifloat().expect("minifloat data only for minifloat types");
+                let m = ty
+                    .minifloat()
+                    .expect("minifloat data only for minifloat types");
                 let payload_mask = if m.nan == crate::ir::types::NanEncoding::Ieee {
                     (1u64 << m.mantissa_bits) - 1
                 } else {
@@ -1682,14 +2274,20 @@ impl ElementBuilder {
                 let bits = match x.1 {
                     Some(p) => {
                         let exp = (((1u32 << m.exponent_bits) - 1) << m.mantissa_bits) as u8;
-                        let sign = if x.0.is_sign_negative() { 1u8 << (m.exponent_bits + m.mantissa_bits) } else { 0 };
+                        let sign = if x.0.is_sign_negative() {
+                            1u8 << (m.exponent_bits + m.mantissa_bits)
+                        } else {
+                            0
+                        };
                         sign | exp | p as u8
                     }
                     None => m.from_f64(x.0),
                 };
                 v.push(bits);
             }
-            LiteralData::C64(_) | LiteralData::C128(_) => return Err("expects a complex number".into()),
+            LiteralData::C64(_) | LiteralData::C128(_) => {
+                return Err("expects a complex number".into())
+            }
             LiteralData::Tuple(_) | LiteralData::Elided | LiteralData::Empty => {
                 return Err(format!("a literal of type {} has no elements", ty.name()))
             }
@@ -1723,13 +2321,23 @@ fn parse_int(tok: &str) -> Option<i64> {
 
 /// A float token: the value, and a NaN payload when one is written.
 fn float_token(tok: &str, _unused: u64, payload_mask: u64) -> Result<(f64, Option<u64>), String> {
-    if let Some(rest) = tok.strip_prefix("nan(0x").or_else(|| tok.strip_prefix("-nan(0x")) {
+    if let Some(rest) = tok
+        .strip_prefix("nan(0x")
+        .or_else(|| tok.strip_prefix("-nan(0x"))
+    {
         let hex = rest.trim_end_matches(')');
-        let payload = u64::from_str_radix(hex, 16).map_err(|_| format!("invalid NaN payload in {tok}"))?;
+        let payload =
+            u64::from_str_radix(hex, 16).map_err(|_| format!("invalid NaN payload in {tok}"))?;
         if payload == 0 || payload > payload_mask {
-            return Err(format!("tries to set NaN payload 0x{payload:x} that does not fit the type"));
+            return Err(format!(
+                "tries to set NaN payload 0x{payload:x} that does not fit the type"
+            ));
         }
-        let v = if tok.starts_with('-') { -f64::NAN } else { f64::NAN };
+        let v = if tok.starts_with('-') {
+            -f64::NAN
+        } else {
+            f64::NAN
+        };
         return Ok((v, Some(payload)));
     }
     match tok {
@@ -1742,4 +2350,82 @@ fn float_token(tok: &str, _unused: u64, payload_mask: u64) -> Result<(f64, Optio
         return Err(format!("value {tok} is out of range"));
     }
     Ok((v, None))
+}
+
+/// Attribute keys as static strings where known, so that a million
+/// instructions do not allocate a million copies of "metadata".
+fn intern_key(key: &str) -> Cow<'static, str> {
+    const KNOWN: &[&str] = &[
+        "metadata",
+        "dimensions",
+        "calls",
+        "kind",
+        "backend_config",
+        "to_apply",
+        "index",
+        "lhs_contracting_dims",
+        "rhs_contracting_dims",
+        "lhs_batch_dims",
+        "rhs_batch_dims",
+        "direction",
+        "slice",
+        "frontend_attributes",
+        "sharding",
+        "iota_dimension",
+        "custom_call_target",
+        "dynamic_slice_sizes",
+        "replica_groups",
+        "channel_id",
+        "api_version",
+        "custom_call_has_side_effect",
+        "index_vector_dim",
+        "start_index_map",
+        "slice_sizes",
+        "offset_dims",
+        "collapsed_slice_dims",
+        "source_target_pairs",
+        "use_global_device_ids",
+        "update_window_dims",
+        "scatter_dims_to_operand_dims",
+        "inserted_window_dims",
+        "operand_layout_constraints",
+        "window",
+        "padding",
+        "condition",
+        "body",
+        "type",
+        "is_stable",
+        "origin",
+        "feature_index",
+        "epsilon",
+        "largest",
+        "k",
+        "branch_computations",
+        "called_computations",
+        "control-predecessors",
+        "statistics",
+        "select",
+        "scatter",
+        "true_computation",
+        "false_computation",
+        "output_to_operand_aliasing",
+        "schedule",
+        "dim_labels",
+        "feature_group_count",
+        "batch_group_count",
+        "operand_precision",
+        "indices_are_sorted",
+        "unique_indices",
+        "constrain_layout",
+        "async_execution_thread",
+        "result_accuracy",
+        "original_value",
+        "algorithm",
+        "literal",
+        "is_composite",
+    ];
+    match KNOWN.iter().find(|&&k| k == key) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(key.to_string()),
+    }
 }

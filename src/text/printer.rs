@@ -3,11 +3,11 @@
 
 use super::number::{c_escape, format_element};
 use crate::ir::instruction::{Attr, AttrValue, Payload};
-use std::borrow::Cow;
 use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{PrintOptions, ProgramShape};
 use crate::ir::shape::{push_int, Shape};
 use crate::ir::{CompId, Computation, Instruction, Module};
+use std::borrow::Cow;
 
 /// Prints a module with the options it was read with.
 pub fn print_module(module: &Module) -> String {
@@ -15,14 +15,32 @@ pub fn print_module(module: &Module) -> String {
 }
 
 pub fn print_module_with(module: &Module, options: &PrintOptions) -> String {
-    let mut out = String::with_capacity(module.instruction_count() * 160);
-    Printer {
+    let mut out = Vec::with_capacity(module.instruction_count() * 160);
+    write_module(module, options, &mut out).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("the printer writes UTF-8")
+}
+
+/// Streams the module to `w` one computation at a time, so printing a
+/// large module needs no second copy of it in memory.
+pub fn write_module(
+    module: &Module,
+    options: &PrintOptions,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut buf = String::with_capacity(1 << 16);
+    let mut p = Printer {
         module,
         options,
-        out: &mut out,
+        out: &mut buf,
+        sink: Some(w),
+        error: None,
+    };
+    p.module();
+    p.flush();
+    match p.error.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    .module();
-    out
 }
 
 /// Prints one instruction line (without indentation or newline).
@@ -33,6 +51,8 @@ pub fn print_instruction(module: &Module, comp: CompId, id: crate::ir::InstrId) 
         module,
         options: &module.style,
         out: &mut out,
+        sink: None,
+        error: None,
     }
     .instruction(c, c.instr(id), c.root_opt() == Some(id));
     out
@@ -42,9 +62,23 @@ struct Printer<'m, 'o> {
     module: &'m Module,
     options: &'m PrintOptions,
     out: &'o mut String,
+    /// Where full buffers go; `None` keeps everything in `out`.
+    sink: Option<&'o mut dyn std::io::Write>,
+    error: Option<std::io::Error>,
 }
 
 impl Printer<'_, '_> {
+    fn flush(&mut self) {
+        if let Some(sink) = self.sink.as_mut() {
+            if self.error.is_none() {
+                if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                    self.error = Some(e);
+                }
+            }
+            self.out.clear();
+        }
+    }
+
     fn module(&mut self) {
         let m = self.module;
         self.out.push_str("HloModule ");
@@ -56,18 +90,25 @@ impl Printer<'_, '_> {
         let mut header: Vec<Cow<'_, Attr>> = m.header.iter().map(Cow::Borrowed).collect();
         if let Some(layout) = derived {
             // XLA writes it after `is_scheduled` and before the rest.
-            let at = header.iter().position(|a| a.key != "is_scheduled").unwrap_or(header.len());
+            let at = header
+                .iter()
+                .position(|a| a.key != "is_scheduled")
+                .unwrap_or(header.len());
             header.insert(
                 at,
                 Cow::Owned(Attr {
                     key: Cow::Borrowed("entry_computation_layout"),
-                    value: AttrValue::ProgramShape(layout),
+                    value: AttrValue::ProgramShape(Box::new(layout)),
                 }),
             );
         }
         for attr in &header {
             // These two are written on lines of their own.
-            self.out.push_str(if attr.key == "debug_attributes" { ",\n" } else { ", " });
+            self.out.push_str(if attr.key == "debug_attributes" {
+                ",\n"
+            } else {
+                ", "
+            });
             self.out.push_str(&attr.key);
             self.out.push('=');
             match &attr.value {
@@ -126,14 +167,15 @@ impl Printer<'_, '_> {
                 self.out.push_str("\n\n");
             }
         }
+        let last = m.computation_ids().last();
         for (id, comp) in m.computations() {
             if Some(id) == m.entry_opt() {
                 self.out.push_str("ENTRY ");
             }
             self.computation(comp);
-        }
-        if !self.options.trailing_blank_line && self.out.ends_with("\n\n") {
-            self.out.pop();
+            if Some(id) == last && !self.options.trailing_blank_line {
+                self.out.pop();
+            }
         }
     }
 
@@ -183,6 +225,9 @@ impl Printer<'_, '_> {
             self.out.push_str("  ");
             self.instruction(comp, comp.instr(id), comp.root_opt() == Some(id));
             self.out.push('\n');
+            if self.out.len() > (1 << 16) {
+                self.flush();
+            }
         }
         self.out.push('}');
         if let Some(t) = &comp.execution_thread {
@@ -193,10 +238,9 @@ impl Printer<'_, '_> {
     }
 
     fn module_is_scheduled(&self) -> bool {
-        self.module
-            .header
-            .iter()
-            .any(|a| a.key == "is_scheduled" && matches!(&a.value, AttrValue::Raw(v) if &**v == "true"))
+        self.module.header.iter().any(|a| {
+            a.key == "is_scheduled" && matches!(&a.value, AttrValue::Raw(v) if &**v == "true")
+        })
     }
 
     fn instruction(&mut self, comp: &Computation, instr: &Instruction, is_root: bool) {

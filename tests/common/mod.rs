@@ -7,7 +7,9 @@ use hlo_opt::text::{parse_module, print_module_with};
 use std::path::{Path, PathBuf};
 
 pub fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
 }
 
 /// Files of a folder whose names satisfy `keep`, sorted.
@@ -36,7 +38,12 @@ pub fn parse(path: &Path) -> Result<Module, String> {
 pub fn first_difference(expected: &str, actual: &str) -> String {
     for (i, (e, a)) in expected.lines().zip(actual.lines()).enumerate() {
         if e != a {
-            return format!("line {}:\n  expected: {}\n  actual:   {}", i + 1, clip(e), clip(a));
+            return format!(
+                "line {}:\n  expected: {}\n  actual:   {}",
+                i + 1,
+                clip(e),
+                clip(a)
+            );
         }
     }
     format!(
@@ -77,7 +84,11 @@ pub fn check_round_trips(
                 let printed = print_module_with(&m, &options.unwrap_or(m.style));
                 let want = expected(p);
                 if printed != want {
-                    failures.push(format!("{}: {}", p.display(), first_difference(&want, &printed)));
+                    failures.push(format!(
+                        "{}: {}",
+                        p.display(),
+                        first_difference(&want, &printed)
+                    ));
                 }
             }
         }

@@ -1,0 +1,21 @@
+//! `dce`: removes instructions no one uses.
+//!
+//! before => after: `%dead = f32[] negate(%x)` (no users, not root) => gone,
+//! with every operand that dies with it. Parameters and side-effecting
+//! instructions (collectives, send/recv, infeed/outfeed, custom calls
+//! marked `custom_call_has_side_effect=true`) stay.
+
+use super::{Pass, PassError, PassOptions};
+use crate::ir::Module;
+
+pub struct Dce;
+
+impl Pass for Dce {
+    fn name(&self) -> &'static str {
+        "dce"
+    }
+
+    fn run(&mut self, module: &mut Module, _options: &PassOptions) -> Result<bool, PassError> {
+        Ok(module.remove_dead_code() > 0)
+    }
+}

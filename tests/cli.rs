@@ -1,0 +1,165 @@
+//! The `hlo-opt` binary: round trips, errors, atomic output.
+
+mod common;
+use common::*;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn hlo_opt() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hlo-opt"))
+}
+
+#[test]
+fn empty_pass_list_round_trips_a_file_to_stdout() {
+    let path = data("corpus/softmax_vjp_f32.hlo");
+    let out = hlo_opt()
+        .args(["--passes", ""])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), read(&path));
+}
+
+#[test]
+fn dash_reads_stdin() {
+    let text = read(&data("corpus/topk_f32.short.hlo"));
+    let mut child = hlo_opt()
+        .args(["--passes", "", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), text);
+}
+
+#[test]
+fn short_option_prints_the_short_form() {
+    let out = hlo_opt()
+        .args(["--passes", "", "--short"])
+        .arg(data("corpus/argmax_f32.hlo"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        read(&data("corpus/argmax_f32.short.hlo"))
+    );
+}
+
+#[test]
+fn output_file_is_written_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let dest = dir.path().join("out.hlo");
+    let path = data("corpus/mha_fwd_f32.hlo");
+    let out = hlo_opt()
+        .args(["--passes", "", "-o"])
+        .arg(&dest)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(&dest).unwrap(), read(&path));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temporary file is left"
+    );
+}
+
+#[test]
+fn a_parse_error_names_file_line_and_column_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.hlo");
+    let text = "HloModule m\n\nENTRY e {\n  ROOT x = f32[] bogus-op()\n}\n";
+    std::fs::write(&input, text).unwrap();
+    let dest = dir.path().join("out.hlo");
+    std::fs::write(&dest, "previous contents").unwrap();
+    let out = hlo_opt()
+        .args(["-o"])
+        .arg(&dest)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("bad.hlo:4:18: error: Unknown opcode: bogus-op"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  ROOT x = f32[] bogus-op()\n                 ^"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&dest).unwrap(), "previous contents");
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), text);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+#[test]
+fn an_unknown_pass_lists_the_valid_ones() {
+    let out = hlo_opt()
+        .args(["--passes", "dce,no-such-pass"])
+        .arg(data("corpus/topk_f32.hlo"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("unknown pass 'no-such-pass'; valid passes are: dce"),
+        "{err}"
+    );
+}
+
+#[test]
+fn list_passes_shows_names_and_orders() {
+    let out = hlo_opt().arg("--list-passes").output().unwrap();
+    assert!(out.status.success());
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        s.lines()
+            .any(|l| l.split_whitespace().take(2).eq(["-", "dce"])),
+        "{s}"
+    );
+}
+
+#[test]
+fn the_hand_edited_neuron_fixture_is_rejected() {
+    // MANIFEST.md: dummy_hlo_nki_kernel.txt reuses `%call.606` in two
+    // computations and calls a bf16 computation with an f32 operand.
+    let out = hlo_opt()
+        .args(["--passes", ""])
+        .arg(data("neuron/dummy_hlo_nki_kernel.txt"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "dummy_hlo_nki_kernel.txt:17:3: error: instruction name is not unique: call.606"
+        ),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_missing_input_file_is_an_error() {
+    let out = hlo_opt().arg("/nonexistent/x.hlo").output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("/nonexistent/x.hlo: error:"));
+}
