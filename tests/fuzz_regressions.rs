@@ -121,7 +121,6 @@ fn deep_nesting_does_not_overflow_the_stack() {
                 ("comments", module_with_root(&open("/*"))),
             ];
             for (what, text) in &cases {
-                eprintln!("DBG {what} {depth}");
                 check(&format!("{what} at depth {depth}"), text);
             }
         }

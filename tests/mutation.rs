@@ -213,8 +213,12 @@ fn verifier_catches_broken_ir_invariants() {
         .to_string()
         .contains("does not match parameter 0"));
 
-    // Missing parameter numbers.
-    let text = "HloModule m\n\nENTRY %e {\n  ROOT %p = f32[] parameter(1)\n}\n\n";
-    let m = parse_module(text, "t").unwrap();
+    // Missing parameter numbers (the parser rejects them, as XLA does, so
+    // the gap is made through the API).
+    let text = "HloModule m\n\nENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n\n";
+    let mut m = parse_module(text, "t").unwrap();
+    let e = m.entry();
+    let p = m.comp(e).root();
+    m.comp_mut(e).instr_mut(p).payload = Payload::Parameter(1);
     assert!(verify(&m).unwrap_err().to_string().contains("0 is missing"));
 }

@@ -264,7 +264,8 @@ fn check_shape(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> 
                     ));
                 }
             }
-            if !callee.instr(callee.root()).shape.compatible(&instr.shape) {
+            let root = callee.root_opt().and_then(|r| callee.get(r));
+            if !root.is_some_and(|r| r.shape.compatible(&instr.shape)) {
                 return Err(format!(
                     "call result does not match the root of {}",
                     callee.name

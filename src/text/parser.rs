@@ -23,6 +23,12 @@ use std::borrow::Cow;
 /// Deepest nesting of shapes, literals and nested instructions accepted.
 const MAX_DEPTH: usize = 256;
 
+/// Deepest nesting of instructions written as operands (`negate(exp(p))`).
+/// A level costs far more stack than a shape's or a literal's (some 8 KiB
+/// in a debug build against 2), so it has a lower limit of its own: at
+/// MAX_DEPTH levels a debug build overflows a 2 MiB thread stack.
+const MAX_INSTRUCTION_NESTING: usize = 64;
+
 /// Parses a module; `file` names the input in errors.
 pub fn parse_module(text: &str, file: &str) -> Result<Module, ParseError> {
     let mut p = Parser::new(text, file);
@@ -37,6 +43,8 @@ struct Parser<'a> {
     pos: usize,
     file: &'a str,
     depth: usize,
+    /// How many nested instructions enclose the one being parsed.
+    instruction_nesting: usize,
     module: Module,
     comp_ids: FxMap<&'a str, CompId>,
     /// Where each computation was first referenced (for "undefined" errors).
@@ -88,6 +96,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             file,
             depth: 0,
+            instruction_nesting: 0,
             module: Module::new(""),
             comp_ids: FxMap::default(),
             comp_refs: FxMap::default(),
@@ -583,6 +592,8 @@ impl<'a> Parser<'a> {
             while self.eat(b',')? {
                 self.header_attr()?;
             }
+        } else if self.peek()?.is_none() {
+            return self.err("expects 'HloModule', but the text is empty");
         } else if !self.starts_computation()? {
             // XLA also reads computations without a header (as we do) and a
             // single instruction, making up parameters for its operands.
@@ -924,6 +935,21 @@ impl<'a> Parser<'a> {
             (None, None) => return self.err_at(name_pos, "computation has no instructions"),
         };
         scope.comp.set_root(root);
+        // Parameter numbers are 0..n-1 (XLA's HloComputation CHECK-fails
+        // on any other; a gap would also print a signature that does not
+        // parse back).
+        let count = scope.params.len() as i64;
+        if let Some((&n, &npos)) = scope
+            .params
+            .iter()
+            .filter(|(&n, _)| n >= count)
+            .min_by_key(|(_, &p)| p)
+        {
+            return self.err_at(
+                npos,
+                format!("invalid parameter number. Expected [0, {count}), got {n}"),
+            );
+        }
         if let Some((params, result, rpos)) = signature {
             let root_shape = &scope.comp.instr(root).shape;
             if !result.compatible(root_shape) {
@@ -1016,8 +1042,15 @@ impl<'a> Parser<'a> {
         name: Option<&'a str>,
         name_pos: usize,
     ) -> PResult<InstrId> {
+        if self.instruction_nesting >= MAX_INSTRUCTION_NESTING {
+            return self.err(format!(
+                "maximum nesting depth of instructions ({MAX_INSTRUCTION_NESTING}) exceeded"
+            ));
+        }
         self.enter()?;
+        self.instruction_nesting += 1;
         let r = self.instruction_body_inner(scope, name, name_pos);
+        self.instruction_nesting -= 1;
         self.leave();
         r
     }
@@ -1091,6 +1124,9 @@ impl<'a> Parser<'a> {
             }
         }
         // A conditional on a pred takes true/false computations, not a list.
+        // Whether `parameter_replication=` was written (checked once the
+        // shape is known; looking for it in every instruction costs time).
+        let mut replication = false;
         let pred_branch = opcode == Opcode::Conditional
             && instr
                 .operands
@@ -1127,22 +1163,9 @@ impl<'a> Parser<'a> {
                 );
             }
             self.pos = key_start + key.len() + 1;
+            replication |= key == "parameter_replication";
             self.attribute(scope, &mut instr, key, key_start)?;
         }
-        let shape = match declared_shape {
-            Some(s) => s,
-            None => match self.infer_shape(scope, &instr) {
-                Some(s) => s,
-                None => {
-                    return self.err_at(
-                        shape_pos,
-                        "expects a shape (it cannot be inferred for this op)",
-                    )
-                }
-            },
-        };
-        instr.shape = shape;
-        instr.shape.fill_default_layouts();
         if opcode == Opcode::Broadcast && instr.attr("dimensions").is_none() {
             // `dimensions` may be left out when broadcasting a scalar.
             let scalar_operand = instr.operands.first().is_some_and(|&o| {
@@ -1158,6 +1181,21 @@ impl<'a> Parser<'a> {
             }
         }
         self.check_instruction(scope, &instr, op_pos, pred_branch)?;
+        let shape = match declared_shape {
+            Some(s) => s,
+            None => match self.infer_shape(scope, &instr) {
+                Some(s) => s,
+                None => {
+                    return self.err_at(
+                        shape_pos,
+                        "expects a shape (it cannot be inferred for this op)",
+                    )
+                }
+            },
+        };
+        instr.shape = shape;
+        instr.shape.fill_default_layouts();
+        self.check_result_shape(scope, &instr, op_pos, replication)?;
         if opcode == Opcode::AsyncStart {
             if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
                 self.async_callees.insert(*c, op_pos);
@@ -1687,7 +1725,7 @@ impl<'a> Parser<'a> {
             (Opcode::AsyncStart, Some(w)) => w,
             _ => op,
         };
-        let dims = instr.dimensions();
+        // Ops whose `dimensions` names one dimension (`Some(false)`: if any).
         let one_dim = match attr_op {
             Opcode::AllGather
             | Opcode::AllGatherStart
@@ -1696,62 +1734,45 @@ impl<'a> Parser<'a> {
             | Opcode::SetDimensionSize
             | Opcode::Sort
             | Opcode::Concatenate
-            | Opcode::Scan => true,
-            Opcode::AllToAll | Opcode::RaggedAllToAll => dims.is_some(),
-            _ => false,
+            | Opcode::Scan => Some(true),
+            Opcode::AllToAll | Opcode::RaggedAllToAll => Some(false),
+            _ => None,
         };
-        if one_dim && dims.map_or(0, <[i64]>::len) != 1 {
+        let dims = if one_dim.is_some() {
+            instr.dimensions()
+        } else {
+            None
+        };
+        if let Some(required) = one_dim {
             let n = dims.map_or(0, <[i64]>::len);
-            return self.err_at(
-                pos,
-                format!("expects exactly one dimension in dimensions=, but sees {n}"),
-            );
-        }
-        if let Some(AttrValue::Raw(r)) = instr.attr("parameter_replication") {
-            let leaves = instr.shape.leaf_count();
-            let n = checks::parameter_replication_len(r).unwrap_or(0);
-            if n != leaves {
+            if n != 1 && (required || dims.is_some()) {
                 return self.err_at(
                     pos,
-                    format!("parameter has {leaves} leaf buffers, but parameter_replication has {n} elements."),
+                    format!("expects exactly one dimension in dimensions=, but sees {n}"),
                 );
             }
         }
-        match attr_op {
-            Opcode::Infeed if instr.shape.tuple_elements().is_none_or(<[Shape]>::is_empty) => {
-                return self.err_at(pos, "infeed must have a non-empty tuple shape");
-            }
-            Opcode::Recv if instr.shape.tuple_elements().map_or(0, <[Shape]>::len) != 3 => {
+        if attr_op == Opcode::Scan {
+            let d = dims.and_then(|d| d.first()).copied().unwrap_or(0);
+            let carries = match instr.attr("num_carries") {
+                Some(AttrValue::Raw(r)) => r.parse::<usize>().ok(),
+                _ => None,
+            };
+            let Some(carries) = carries.filter(|&c| c <= instr.operands.len()) else {
                 return self.err_at(
                     pos,
-                    "recv must have a tuple shape (data, u32[] context, token[])",
+                    "expects num_carries to be at most the number of operands",
                 );
-            }
-            Opcode::Scan => {
-                let d = dims.and_then(|d| d.first()).copied().unwrap_or(0);
-                let carries = match instr.attr("num_carries") {
-                    Some(AttrValue::Raw(r)) => r.parse::<usize>().ok(),
-                    _ => None,
-                };
-                let Some(carries) = carries.filter(|&c| c <= instr.operands.len()) else {
+            };
+            for &o in &instr.operands[..instr.operands.len() - carries] {
+                let rank = scope.comp.instr(o).shape.rank();
+                if d < 0 || d as usize >= rank {
                     return self.err_at(
                         pos,
-                        "expects num_carries to be at most the number of operands",
+                        format!("scan dimension {d} is out of range for an input of rank {rank}"),
                     );
-                };
-                for &o in &instr.operands[..instr.operands.len() - carries] {
-                    let rank = scope.comp.instr(o).shape.rank();
-                    if d < 0 || d as usize >= rank {
-                        return self.err_at(
-                            pos,
-                            format!(
-                                "scan dimension {d} is out of range for an input of rank {rank}"
-                            ),
-                        );
-                    }
                 }
             }
-            _ => {}
         }
         match op {
             Opcode::Conditional => {
@@ -1791,7 +1812,9 @@ impl<'a> Parser<'a> {
                 }
             }
             Opcode::AsyncUpdate | Opcode::AsyncDone => {
-                let first = instr.operands[0];
+                let Some(&first) = instr.operands.first() else {
+                    return Ok(());
+                };
                 let start = scope.comp.instr(async_chain_start(scope, first));
                 if let Some(AttrValue::Raw(t)) = instr.attr("async_execution_thread") {
                     let want = match start.attr("async_execution_thread") {
@@ -1820,16 +1843,53 @@ impl<'a> Parser<'a> {
                         );
                     }
                 }
-                if op == Opcode::AsyncUpdate && scope.comp.instr(first).shape != instr.shape {
-                    return self.err_at(
-                        pos,
-                        "AsyncUpdate expects the op shape to be the same as the operand shape.",
-                    );
-                }
             }
             _ => {}
         }
         Ok(())
+    }
+
+    /// Checks of an instruction against its result shape.
+    fn check_result_shape(
+        &self,
+        scope: &Scope<'a>,
+        instr: &Instruction,
+        pos: usize,
+        replication: bool,
+    ) -> PResult<()> {
+        let shape = &instr.shape;
+        if let Some(AttrValue::Raw(r)) = instr.attr("parameter_replication").filter(|_| replication)
+        {
+            let leaves = shape.leaf_count();
+            let n = checks::parameter_replication_len(r).unwrap_or(0);
+            if n != leaves {
+                return self.err_at(
+                    pos,
+                    format!("parameter has {leaves} leaf buffers, but parameter_replication has {n} elements."),
+                );
+            }
+        }
+        match instr.opcode {
+            Opcode::Infeed if !matches!(shape.tuple_elements(), Some(e) if !e.is_empty()) => {
+                self.err_at(pos, "infeed must have a non-empty tuple shape")
+            }
+            Opcode::Recv if shape.tuple_elements().map_or(0, <[Shape]>::len) != 3 => self.err_at(
+                pos,
+                "recv must have a tuple shape (data, u32[] context, token[])",
+            ),
+            Opcode::AsyncUpdate
+                if instr
+                    .operands
+                    .first()
+                    .is_some_and(|&o| scope.comp.instr(o).shape != *shape) =>
+            {
+                self.err_at(
+                    pos,
+                    "AsyncUpdate expects the op shape to be the same as the operand shape.",
+                )
+            }
+            _ => Ok(()),
+        }
     }
 
     // ---- literals -----------------------------------------------------
