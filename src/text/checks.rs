@@ -507,9 +507,8 @@ pub fn check_padding_config(s: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Splits `a=1, b={...}, c=x` at top-level commas (and, when `spaces`,
-/// whitespace) into `(name, value)` pairs; an item without `=` has an empty
-/// name.
+/// Splits `a=1, b={...}, c=x` at top-level commas into `(name, value)`
+/// pairs; an item without `=` has an empty name.
 fn sub_attributes(s: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     let mut depth = 0i32;

@@ -1858,8 +1858,10 @@ impl<'a> Parser<'a> {
         replication: bool,
     ) -> PResult<()> {
         let shape = &instr.shape;
-        if let Some(AttrValue::Raw(r)) = instr.attr("parameter_replication").filter(|_| replication)
-        {
+        let written = replication
+            .then(|| instr.attr("parameter_replication"))
+            .flatten();
+        if let Some(AttrValue::Raw(r)) = written {
             let leaves = shape.leaf_count();
             let n = checks::parameter_replication_len(r).unwrap_or(0);
             if n != leaves {
