@@ -202,7 +202,7 @@ impl Computation {
                 }
                 seen.push(op);
                 let users = &mut self.instr_mut(op).users;
-                users.retain(|&u| u != id);
+                users.retain(|u| *u != id);
                 if users.is_empty() {
                     stack.push(op);
                 }

@@ -7,21 +7,33 @@
 use super::literal::Literal;
 use super::opcode::Opcode;
 use super::shape::Shape;
+use super::shared_str::SharedStr;
 use super::{CompId, InstrId};
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
+
+/// Operand and user lists: nearly all have at most four entries, which
+/// fit inline.
+pub type IdList = SmallVec<[InstrId; 4]>;
+
+/// Attributes: most instructions have none or one (`metadata`).
+pub type AttrList = SmallVec<[Attr; 1]>;
 
 #[derive(Clone, Debug)]
 pub struct Instruction {
-    pub name: Box<str>,
+    pub name: SharedStr,
     pub opcode: Opcode,
     /// For `<op>-start`/`-update`/`-done` sugar: the wrapped op.
     pub async_wrapped: Option<Opcode>,
-    pub shape: Shape,
-    pub(crate) operands: Vec<InstrId>,
-    pub(crate) users: Vec<InstrId>,
-    pub(crate) control_predecessors: Vec<InstrId>,
-    pub attrs: Vec<Attr>,
+    /// Shared: a module has few distinct shapes, and the parser reads each
+    /// distinct one once.
+    pub shape: Arc<Shape>,
+    pub(crate) operands: IdList,
+    pub(crate) users: IdList,
+    pub(crate) control_predecessors: Box<[InstrId]>,
+    pub attrs: AttrList,
     pub payload: Payload,
 }
 
@@ -43,7 +55,7 @@ pub struct Attr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum AttrValue {
     /// Text printed exactly as read.
-    Raw(Box<str>),
+    Raw(SharedStr),
     Int(i64),
     /// `{1,0}`
     Ints(Vec<i64>),
@@ -51,10 +63,10 @@ pub enum AttrValue {
     /// `{%a, %b}`
     Comps(Vec<CompId>),
     /// A quoted string, kept decoded (`custom_call_target`).
-    Str(Box<str>),
+    Str(SharedStr),
     /// `backend_config`, kept decoded; see [`crate::text::printer`] for how
     /// it prints.
-    BackendConfig(Box<str>),
+    BackendConfig(SharedStr),
     Direction(ComparisonDirection),
     CompareType(ComparisonType),
     ApiVersion(ApiVersion),
@@ -134,16 +146,20 @@ impl ComparisonType {
 
 impl Instruction {
     /// A new instruction with no operands and no attributes.
-    pub fn new(name: impl Into<Box<str>>, opcode: Opcode, shape: Shape) -> Instruction {
+    pub fn new(
+        name: impl Into<SharedStr>,
+        opcode: Opcode,
+        shape: impl Into<Arc<Shape>>,
+    ) -> Instruction {
         Instruction {
             name: name.into(),
             opcode,
             async_wrapped: None,
-            shape,
-            operands: Vec::new(),
-            users: Vec::new(),
-            control_predecessors: Vec::new(),
-            attrs: Vec::new(),
+            shape: shape.into(),
+            operands: IdList::new(),
+            users: IdList::new(),
+            control_predecessors: Box::default(),
+            attrs: AttrList::new(),
             payload: Payload::None,
         }
     }
@@ -151,8 +167,8 @@ impl Instruction {
     /// Sets the operands of an instruction not yet added to a computation
     /// (once added, use [`super::Computation::set_operand`], which keeps
     /// user lists right).
-    pub fn with_operands(mut self, operands: Vec<InstrId>) -> Instruction {
-        self.operands = operands;
+    pub fn with_operands(mut self, operands: impl IntoIterator<Item = InstrId>) -> Instruction {
+        self.operands = operands.into_iter().collect();
         self
     }
 

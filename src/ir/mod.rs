@@ -15,6 +15,7 @@ pub mod literal;
 pub mod module;
 pub mod opcode;
 pub mod shape;
+pub mod shared_str;
 pub mod types;
 pub mod verify;
 
@@ -26,6 +27,7 @@ pub use literal::Literal;
 pub use module::{Module, PrintOptions, ProgramShape, StackFrameIndex};
 pub use opcode::Opcode;
 pub use shape::{ArrayShape, Layout, LayoutExtras, Shape};
+pub use shared_str::SharedStr;
 pub use types::PrimitiveType;
 
 macro_rules! id_type {

@@ -302,7 +302,7 @@ impl Module {
             &instr.name
         };
         let wanted = wanted.to_string();
-        instr.name = self.names_mut().unique(&wanted);
+        instr.name = self.names_mut().unique(&wanted).into();
         self.comp_mut(comp).push(instr)
     }
 
@@ -368,9 +368,9 @@ impl Module {
         let parameters = entry
             .parameters()
             .into_iter()
-            .map(|p| entry.instr(p).shape.clone())
+            .map(|p| Shape::clone(&entry.instr(p).shape))
             .collect();
-        let result = entry.instr(entry.root_opt()?).shape.clone();
+        let result = Shape::clone(&entry.instr(entry.root_opt()?).shape);
         Some(ProgramShape { parameters, result })
     }
 

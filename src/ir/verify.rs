@@ -145,7 +145,7 @@ fn check_shape(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> 
         instr
             .operands()
             .get(i)
-            .map(|&o| &comp.instr(o).shape)
+            .map(|&o| &*comp.instr(o).shape)
             .ok_or_else(|| format!("{} expects operand {i}", instr.opcode))
     };
     let same_dims = |a: &Shape, b: &Shape| a.dims() == b.dims();

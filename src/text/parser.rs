@@ -13,12 +13,14 @@ use crate::ir::instruction::{ApiVersion, Attr, AttrValue, ComparisonDirection, C
 use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
 use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOUNDED_DIM};
+use crate::ir::SharedStr;
 use crate::ir::{
     CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType,
 };
 use crate::util::FxMap;
 use half::{bf16, f16};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Deepest nesting of shapes, literals and nested instructions accepted.
 const MAX_DEPTH: usize = 256;
@@ -31,13 +33,24 @@ const MAX_INSTRUCTION_NESTING: usize = 64;
 
 /// Parses a module; `file` names the input in errors.
 pub fn parse_module(text: &str, file: &str) -> Result<Module, ParseError> {
-    let mut p = Parser::new(text, file);
+    parse_module_owned(text.to_string(), file)
+}
+
+/// Parses a module from text it takes over: names and attribute texts of
+/// the module are slices of it, so nothing is copied.
+pub fn parse_module_owned(text: String, file: &str) -> Result<Module, ParseError> {
+    let src = Arc::new(text);
+    let mut p = Parser::new(&src, Arc::clone(&src), file);
     p.module().map_err(|e| *e)
 }
 
 type PResult<T> = Result<T, Box<ParseError>>;
 
 struct Parser<'a> {
+    /// Instruction shapes by their text.
+    shapes: FxMap<&'a str, Arc<Shape>>,
+    /// The buffer `text` borrows from, shared by the strings of the module.
+    src: Arc<String>,
     text: &'a str,
     b: &'a [u8],
     pos: usize,
@@ -89,8 +102,10 @@ fn is_name_char(b: u8) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    fn new(text: &'a str, file: &'a str) -> Parser<'a> {
+    fn new(text: &'a str, src: Arc<String>, file: &'a str) -> Parser<'a> {
         Parser {
+            shapes: FxMap::default(),
+            src,
             text,
             b: text.as_bytes(),
             pos: 0,
@@ -109,6 +124,48 @@ impl<'a> Parser<'a> {
             saw_signature: false,
             saw_any_instruction: false,
         }
+    }
+
+    /// `s`, a slice of the input, as a string of the module.
+    fn shared(&self, s: &'a str) -> SharedStr {
+        let start = (s.as_ptr() as usize).wrapping_sub(self.text.as_ptr() as usize);
+        SharedStr::slice(&self.src, start, start.wrapping_add(s.len())).unwrap_or_else(|| s.into())
+    }
+
+    /// An instruction's shape, with default layouts filled in. Modules
+    /// repeat a few shapes many times: each distinct text is parsed once.
+    fn interned_shape(&mut self) -> PResult<Arc<Shape>> {
+        self.skip_ws()?;
+        let start = self.pos;
+        let mut end = start;
+        let mut depth = 0usize;
+        while let Some(&c) = self.b.get(end) {
+            match c {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' if depth == 0 => break,
+                b')' | b']' | b'}' => depth -= 1,
+                b' ' | b'\t' | b'\n' | b'\r' | b',' if depth == 0 => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        let key = &self.text[start..end];
+        if let Some(s) = self.shapes.get(key) {
+            self.pos = end;
+            return Ok(Arc::clone(s));
+        }
+        let mut shape = self.shape()?;
+        shape.fill_default_layouts();
+        let shape = Arc::new(shape);
+        if self.pos == end {
+            self.shapes.insert(key, Arc::clone(&shape));
+        }
+        Ok(shape)
+    }
+
+    fn raw_text(&mut self) -> PResult<SharedStr> {
+        let raw = self.raw_value()?;
+        Ok(self.shared(raw))
     }
 
     // ---- errors -------------------------------------------------------
@@ -677,7 +734,7 @@ impl<'a> Parser<'a> {
             "input_output_alias" | "buffer_donor" => {
                 self.skip_ws()?;
                 self.check_aliasing(key, self.pos)?;
-                AttrValue::Raw(self.raw_value()?.into())
+                AttrValue::Raw(self.raw_text()?)
             }
             "debug_attributes" => {
                 self.skip_ws()?;
@@ -686,9 +743,9 @@ impl<'a> Parser<'a> {
                 if let Err(m) = checks::check_debug_attributes(raw) {
                     return self.err_at(start, m);
                 }
-                AttrValue::Raw(raw.into())
+                AttrValue::Raw(self.shared(raw))
             }
-            _ => AttrValue::Raw(self.raw_value()?.into()),
+            _ => AttrValue::Raw(self.raw_text()?),
         };
         if self.module.header.iter().any(|a| a.key == key) {
             return self.err_at(key_pos, format!("duplicate module attribute: {key}"));
@@ -702,7 +759,7 @@ impl<'a> Parser<'a> {
 
     /// `{ {0}: (0, {}, may-alias), ... }` and `{ (0, {1}), ... }`.
     fn check_aliasing(&self, key: &str, start: usize) -> PResult<()> {
-        let mut sub = Parser::new(self.text, self.file);
+        let mut sub = Parser::new(self.text, Arc::clone(&self.src), self.file);
         sub.pos = start;
         sub.expect(b'{', "to start aliasing")?;
         if sub.eat(b'}')? {
@@ -1068,7 +1125,7 @@ impl<'a> Parser<'a> {
         let declared_shape = if self.b.get(self.pos) == Some(&b'(')
             || (after_word == Some(b'[') && !word.is_empty())
         {
-            Some(self.shape()?)
+            Some(self.interned_shape()?)
         } else {
             None
         };
@@ -1094,7 +1151,11 @@ impl<'a> Parser<'a> {
             }
         }
         self.pos += 1;
-        let mut instr = Instruction::new(name.unwrap_or(""), opcode, Shape::Tuple(Vec::new()));
+        let mut instr = Instruction::new(
+            name.map_or_else(SharedStr::default, |n| self.shared(n)),
+            opcode,
+            Shape::Tuple(Vec::new()),
+        );
         instr.async_wrapped = async_wrapped;
         match opcode {
             Opcode::Parameter => {
@@ -1119,8 +1180,8 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 let operands = self.operands(scope)?;
-                instr.operands = operands;
-                self.check_operands(scope, &instr, declared_shape.as_ref(), op_pos)?;
+                instr.operands = operands.into();
+                self.check_operands(scope, &instr, declared_shape.as_deref(), op_pos)?;
             }
         }
         // A conditional on a pred takes true/false computations, not a list.
@@ -1184,7 +1245,10 @@ impl<'a> Parser<'a> {
         let shape = match declared_shape {
             Some(s) => s,
             None => match self.infer_shape(scope, &instr) {
-                Some(s) => s,
+                Some(mut s) => {
+                    s.fill_default_layouts();
+                    Arc::new(s)
+                }
                 None => {
                     return self.err_at(
                         shape_pos,
@@ -1194,7 +1258,6 @@ impl<'a> Parser<'a> {
             },
         };
         instr.shape = shape;
-        instr.shape.fill_default_layouts();
         self.check_result_shape(scope, &instr, op_pos, replication)?;
         if opcode == Opcode::AsyncStart {
             if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
@@ -1304,7 +1367,7 @@ impl<'a> Parser<'a> {
                 None => {
                     let mut g =
                         Instruction::new("", Opcode::GetTupleElement, elems[idx as usize].clone());
-                    g.operands = vec![id];
+                    g.operands = smallvec::smallvec![id];
                     g.attrs.push(Attr {
                         key: Cow::Borrowed("index"),
                         value: AttrValue::Int(idx),
@@ -1364,7 +1427,7 @@ impl<'a> Parser<'a> {
                 if self.peek()? == Some(b'"') {
                     AttrValue::BackendConfig(self.string()?.into())
                 } else {
-                    AttrValue::BackendConfig(self.raw_value()?.into())
+                    AttrValue::BackendConfig(self.raw_text()?)
                 }
             }
             "direction" => {
@@ -1398,7 +1461,7 @@ impl<'a> Parser<'a> {
             }
             "control-predecessors" => {
                 let preds = self.instr_list(scope)?;
-                instr.control_predecessors = preds;
+                instr.control_predecessors = preds.into();
                 AttrValue::Raw("".into())
             }
             _ => {
@@ -1406,7 +1469,7 @@ impl<'a> Parser<'a> {
                 let value_pos = self.pos;
                 let raw = self.raw_value()?;
                 self.check_raw_attr(scope, instr, key, raw, value_pos)?;
-                AttrValue::Raw(raw.into())
+                AttrValue::Raw(self.shared(raw))
             }
         };
         instr.attrs.push(Attr {
@@ -1449,7 +1512,7 @@ impl<'a> Parser<'a> {
         instr: &Instruction,
         start: usize,
     ) -> PResult<()> {
-        let mut sub = Parser::new(self.text, self.file);
+        let mut sub = Parser::new(self.text, Arc::clone(&self.src), self.file);
         sub.pos = start;
         sub.expect(b'{', "to start operand_layout_constraints")?;
         let mut shapes = Vec::new();
@@ -1547,7 +1610,7 @@ impl<'a> Parser<'a> {
             scope
                 .comp
                 .get(*instr.operands.get(i)?)
-                .map(|x| x.shape.clone())
+                .map(|x| Shape::clone(&x.shape))
         };
         match instr.opcode {
             op if op.is_elementwise_unary() => op_shape(0),
@@ -1597,7 +1660,7 @@ impl<'a> Parser<'a> {
         }
         match op {
             Opcode::Conditional => {
-                let index = operand(0).map(|o| &o.shape);
+                let index = operand(0).map(|o| &*o.shape);
                 match index.and_then(Shape::as_array) {
                     Some(a) if a.rank() == 0 => {
                         if !matches!(a.element_type, PrimitiveType::Pred | PrimitiveType::S32) {
@@ -2104,7 +2167,7 @@ impl<'a> Parser<'a> {
         let unnamed = std::mem::take(&mut self.unnamed);
         for (comp, id, wanted) in unnamed {
             let name = self.module.names_mut().unique(&wanted);
-            self.module.comp_mut(comp).instr_mut(id).name = name;
+            self.module.comp_mut(comp).instr_mut(id).name = name.into();
         }
     }
 }

@@ -1,0 +1,127 @@
+//! `SharedStr`: a string that is a slice of a shared buffer.
+//!
+//! The parser keeps the module's source text alive in one `Arc<String>`
+//! and hands out names and attribute texts as slices of it, so reading a
+//! module copies no strings and allocates nothing per name. A string made
+//! later (by a pass) gets a buffer of its own. Either way it derefs to
+//! `&str` and is 16 bytes.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct SharedStr {
+    buf: Arc<String>,
+    start: u32,
+    len: u32,
+}
+
+impl SharedStr {
+    /// A slice of a shared buffer. `None` if the range is out of bounds,
+    /// not on char boundaries, or past 4 GiB.
+    pub fn slice(buf: &Arc<String>, start: usize, end: usize) -> Option<SharedStr> {
+        buf.get(start..end)?;
+        Some(SharedStr {
+            buf: Arc::clone(buf),
+            start: u32::try_from(start).ok()?,
+            len: u32::try_from(end - start).ok()?,
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        let start = self.start as usize;
+        &self.buf[start..start + self.len as usize]
+    }
+}
+
+impl Deref for SharedStr {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<String> for SharedStr {
+    fn from(s: String) -> SharedStr {
+        let len = u32::try_from(s.len()).expect("strings are shorter than 4 GiB");
+        SharedStr {
+            buf: Arc::new(s),
+            start: 0,
+            len,
+        }
+    }
+}
+
+impl From<&str> for SharedStr {
+    fn from(s: &str) -> SharedStr {
+        SharedStr::from(s.to_string())
+    }
+}
+
+impl From<Box<str>> for SharedStr {
+    fn from(s: Box<str>) -> SharedStr {
+        SharedStr::from(String::from(s))
+    }
+}
+
+impl Default for SharedStr {
+    fn default() -> SharedStr {
+        SharedStr::from(String::new())
+    }
+}
+
+impl PartialEq for SharedStr {
+    fn eq(&self, other: &SharedStr) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for SharedStr {}
+
+impl PartialEq<str> for SharedStr {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for SharedStr {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl Hash for SharedStr {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Debug for SharedStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for SharedStr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_share_the_buffer() {
+        let buf = Arc::new("hello world".to_string());
+        let a = SharedStr::slice(&buf, 6, 11).unwrap();
+        assert_eq!(&*a, "world");
+        assert_eq!(Arc::strong_count(&buf), 2);
+        assert!(SharedStr::slice(&buf, 6, 12).is_none());
+        assert_eq!(SharedStr::from("x"), SharedStr::from("x".to_string()));
+        assert_eq!(std::mem::size_of::<SharedStr>(), 16);
+    }
+}
