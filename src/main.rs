@@ -4,7 +4,7 @@ use clap::Parser;
 use hlo_opt::ir::verify::verify;
 use hlo_opt::ir::PrintOptions;
 use hlo_opt::passes::{self, Pipeline, Scope};
-use hlo_opt::text::{parse_module_owned, write_module};
+use hlo_opt::text::{parse_module_owned, write_module, ParseError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -64,7 +64,15 @@ fn run(cli: &Cli) -> Result<(), String> {
     let input = cli.input.as_deref().expect("clap requires INPUT here");
     let (text, file_name) = read_input(input)?;
     let mut module = parse_module_owned(text, &file_name).map_err(|e| e.to_string())?;
-    verify(&module).map_err(|e| format!("{file_name}: error: invalid module: {e}"))?;
+    verify(&module).map_err(|e| {
+        let message = format!("invalid module: {e}");
+        match (e.offset, module.source()) {
+            (Some(offset), Some(source)) => {
+                ParseError::at(&file_name, source, offset, message).to_string()
+            }
+            _ => format!("{file_name}: error: {message}"),
+        }
+    })?;
 
     let mut pipeline = match cli.passes.as_deref() {
         None => Pipeline::default_pipeline(),

@@ -148,7 +148,7 @@ fn the_hand_edited_neuron_fixture_is_rejected() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains(
-            "dummy_hlo_nki_kernel.txt:17:3: error: instruction name is not unique: call.606"
+            "dummy_hlo_nki_kernel.txt:17:4: error: invalid module: in computation AddComputation.14, instruction call.606: instruction name call.606 is not unique in the module"
         ),
         "{err}"
     );

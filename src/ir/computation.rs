@@ -225,6 +225,13 @@ impl Computation {
             .sum()
     }
 
+    /// Gives back the arena's spare capacity (the parser calls it once a
+    /// computation is complete; a large module has thousands).
+    pub fn shrink_to_fit(&mut self) {
+        self.instrs.shrink_to_fit();
+        self.sequence.shrink_to_fit();
+    }
+
     /// Drops tombstoned ids from the insertion sequence.
     pub fn compact_order(&mut self) {
         let instrs = &self.instrs;

@@ -10,9 +10,8 @@ use super::shape::Shape;
 use super::shared_str::SharedStr;
 use super::{CompId, InstrId};
 use smallvec::SmallVec;
-use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// Operand and user lists: nearly all have at most four entries, which
 /// fit inline.
@@ -48,8 +47,100 @@ pub enum Payload {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attr {
-    pub key: Cow<'static, str>,
+    pub key: SharedStr,
     pub value: AttrValue,
+}
+
+/// The attribute keys XLA writes, in one shared buffer: a key is a slice
+/// of it, so a million `metadata` keys cost no allocation.
+const KNOWN_KEYS: &[&str] = &[
+    "metadata",
+    "dimensions",
+    "calls",
+    "kind",
+    "backend_config",
+    "to_apply",
+    "index",
+    "lhs_contracting_dims",
+    "rhs_contracting_dims",
+    "lhs_batch_dims",
+    "rhs_batch_dims",
+    "direction",
+    "slice",
+    "frontend_attributes",
+    "sharding",
+    "iota_dimension",
+    "custom_call_target",
+    "dynamic_slice_sizes",
+    "replica_groups",
+    "channel_id",
+    "api_version",
+    "custom_call_has_side_effect",
+    "index_vector_dim",
+    "start_index_map",
+    "slice_sizes",
+    "offset_dims",
+    "collapsed_slice_dims",
+    "source_target_pairs",
+    "use_global_device_ids",
+    "update_window_dims",
+    "scatter_dims_to_operand_dims",
+    "inserted_window_dims",
+    "operand_layout_constraints",
+    "window",
+    "padding",
+    "condition",
+    "body",
+    "type",
+    "is_stable",
+    "origin",
+    "feature_index",
+    "epsilon",
+    "largest",
+    "k",
+    "branch_computations",
+    "called_computations",
+    "control-predecessors",
+    "statistics",
+    "select",
+    "scatter",
+    "true_computation",
+    "false_computation",
+    "output_to_operand_aliasing",
+    "schedule",
+    "dim_labels",
+    "feature_group_count",
+    "batch_group_count",
+    "operand_precision",
+    "indices_are_sorted",
+    "unique_indices",
+    "constrain_layout",
+    "async_execution_thread",
+    "result_accuracy",
+    "original_value",
+    "algorithm",
+    "literal",
+    "is_composite",
+];
+
+static KNOWN_KEY_BUFFER: LazyLock<(Arc<String>, Vec<(usize, usize)>)> = LazyLock::new(|| {
+    let mut buf = String::new();
+    let mut spans = Vec::with_capacity(KNOWN_KEYS.len());
+    for k in KNOWN_KEYS {
+        spans.push((buf.len(), buf.len() + k.len()));
+        buf.push_str(k);
+    }
+    (Arc::new(buf), spans)
+});
+
+/// An attribute key: shared for the keys XLA knows, else its own string.
+pub fn attr_key(key: &str) -> SharedStr {
+    let (buf, spans) = &*KNOWN_KEY_BUFFER;
+    KNOWN_KEYS
+        .iter()
+        .position(|&k| k == key)
+        .and_then(|i| SharedStr::slice(buf, spans[i].0, spans[i].1))
+        .unwrap_or_else(|| SharedStr::from(key))
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -58,10 +149,10 @@ pub enum AttrValue {
     Raw(SharedStr),
     Int(i64),
     /// `{1,0}`
-    Ints(Vec<i64>),
+    Ints(Box<[i64]>),
     Comp(CompId),
     /// `{%a, %b}`
-    Comps(Vec<CompId>),
+    Comps(Box<[CompId]>),
     /// A quoted string, kept decoded (`custom_call_target`).
     Str(SharedStr),
     /// `backend_config`, kept decoded; see [`crate::text::printer`] for how
@@ -205,7 +296,7 @@ impl Instruction {
         match self.attr_mut(key) {
             Some(v) => *v = value,
             None => self.attrs.push(Attr {
-                key: Cow::Borrowed(key),
+                key: attr_key(key),
                 value,
             }),
         }
@@ -221,12 +312,12 @@ impl Instruction {
         let pos = self
             .attrs
             .iter()
-            .position(|a| before.contains(&a.key.as_ref()))
+            .position(|a| before.contains(&a.key.as_str()))
             .unwrap_or(self.attrs.len());
         self.attrs.insert(
             pos,
             Attr {
-                key: Cow::Borrowed(key),
+                key: attr_key(key),
                 value,
             },
         );

@@ -7,6 +7,7 @@ use super::opcode::Opcode;
 use super::shape::Shape;
 use super::{CompId, InstrId};
 use crate::util::{FxMap, FxSet};
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub struct Module {
@@ -21,6 +22,9 @@ pub struct Module {
     pub stack_frames: Option<StackFrameIndex>,
     /// How the module was written; the printer's default.
     pub style: PrintOptions,
+    /// The text the module was parsed from; its names and attribute texts
+    /// are slices of it, which lets errors point at their line.
+    pub(crate) source: Option<Arc<String>>,
     /// Built on first use from every name in the module, so that reading
     /// and printing a module never pays for it.
     names: Option<NameUniquer>,
@@ -193,6 +197,7 @@ impl Module {
             entry: None,
             stack_frames: None,
             style: PrintOptions::default_form(),
+            source: None,
             names: None,
         }
     }
@@ -273,6 +278,11 @@ impl Module {
             .unwrap_or(self.comp_order.len());
         self.comp_order.insert(at, id);
         id
+    }
+
+    /// The text the module was parsed from, if any.
+    pub fn source(&self) -> Option<&Arc<String>> {
+        self.source.as_ref()
     }
 
     /// The module's name uniquer, built from every name in it on first use.

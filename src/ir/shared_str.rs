@@ -30,6 +30,11 @@ impl SharedStr {
         })
     }
 
+    /// Where this string starts in `buf`, if it is a slice of it.
+    pub fn offset_in(&self, buf: &Arc<String>) -> Option<usize> {
+        Arc::ptr_eq(&self.buf, buf).then_some(self.start as usize)
+    }
+
     pub fn as_str(&self) -> &str {
         let start = self.start as usize;
         &self.buf[start..start + self.len as usize]

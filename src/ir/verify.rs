@@ -15,6 +15,9 @@ pub struct VerifyError {
     pub computation: String,
     pub instruction: Option<String>,
     pub message: String,
+    /// Byte offset of the instruction's name in the module's source text,
+    /// when the module was parsed.
+    pub offset: Option<usize>,
 }
 
 impl fmt::Display for VerifyError {
@@ -35,11 +38,13 @@ impl std::error::Error for VerifyError {}
 /// Checks every invariant; returns the first fault found.
 pub fn verify(module: &Module) -> Result<(), VerifyError> {
     let mut names: FxSet<&str> = FxSet::default();
+    names.reserve(module.instruction_count());
     let Some(entry) = module.entry_opt() else {
         return Err(VerifyError {
             computation: String::new(),
             instruction: None,
             message: "module has no entry computation".into(),
+            offset: None,
         });
     };
     if module.get_comp(entry).is_none() {
@@ -47,13 +52,15 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
             computation: String::new(),
             instruction: None,
             message: "entry computation does not exist".into(),
+            offset: None,
         });
     }
     for (cid, comp) in module.computations() {
-        let fail = |instr: Option<&str>, message: String| VerifyError {
+        let fail = |instr: Option<&crate::ir::SharedStr>, message: String| VerifyError {
             computation: comp.name.to_string(),
-            instruction: instr.map(str::to_string),
+            instruction: instr.map(|n| n.to_string()),
             message,
+            offset: instr.and_then(|n| n.offset_in(module.source()?)),
         };
         match comp.root_opt() {
             None => return Err(fail(None, "computation has no root".into())),
@@ -64,7 +71,7 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
         }
         let mut param_numbers = HashSet::new();
         for (id, instr) in comp.instructions() {
-            let iname = Some(&*instr.name);
+            let iname = Some(&instr.name);
             if !names.insert(&instr.name) {
                 return Err(fail(
                     iname,

@@ -9,6 +9,7 @@
 use super::checks;
 use super::error::ParseError;
 use super::number::c_unescape;
+use crate::ir::instruction::attr_key;
 use crate::ir::instruction::{ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType};
 use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
@@ -63,9 +64,10 @@ struct Parser<'a> {
     /// Where each computation was first referenced (for "undefined" errors).
     comp_refs: FxMap<CompId, usize>,
     comp_defined: FxMap<CompId, usize>,
-    /// Names of instructions in all computations so far, for cross-
-    /// computation lookups and duplicate checks.
-    all_names: FxMap<&'a str, (CompId, usize)>,
+    /// Names of the instructions of the computation being parsed. Kept
+    /// per computation (cleared, not reallocated) so it stays in cache;
+    /// names unique across the module is the verifier's check.
+    all_names: FxMap<&'a str, (CompId, InstrId)>,
     /// Instructions made without a name (nested ones, compact GTEs), named
     /// once every written name is known, as XLA does.
     unnamed: Vec<(CompId, InstrId, String)>,
@@ -83,10 +85,9 @@ struct Parser<'a> {
 type Signature<'a> = (Vec<(usize, &'a str, Shape)>, Shape, usize);
 
 /// The instructions of the computation being parsed.
-struct Scope<'a> {
+struct Scope {
     comp: Computation,
     id: CompId,
-    names: FxMap<&'a str, InstrId>,
     /// (operand, tuple index path) -> the GTE made for `%x#i#j`.
     compact_gtes: FxMap<(InstrId, Vec<i64>), InstrId>,
     root: Option<(InstrId, usize)>,
@@ -636,8 +637,6 @@ impl<'a> Parser<'a> {
     // ---- module -------------------------------------------------------
 
     fn module(&mut self) -> PResult<Module> {
-        // XLA's printer spends about 140 bytes on an instruction.
-        self.all_names.reserve(self.text.len() / 140);
         let has_header = self.eat_keyword("HloModule")?;
         if has_header {
             let name = self.name("module name")?;
@@ -706,6 +705,7 @@ impl<'a> Parser<'a> {
             derive_entry_layout: self.module.entry_computation_layout().is_some(),
             trailing_blank_line: self.text.trim_end_matches([' ', '\t']).ends_with("\n\n"),
         };
+        self.module.source = Some(Arc::clone(&self.src));
         Ok(std::mem::replace(&mut self.module, Module::new("")))
     }
 
@@ -751,7 +751,7 @@ impl<'a> Parser<'a> {
             return self.err_at(key_pos, format!("duplicate module attribute: {key}"));
         }
         self.module.header.push(Attr {
-            key: Cow::Owned(key.to_string()),
+            key: attr_key(key),
             value,
         });
         Ok(())
@@ -914,6 +914,7 @@ impl<'a> Parser<'a> {
     }
 
     fn computation(&mut self) -> PResult<CompId> {
+        self.all_names.clear();
         let name_pos = self.pos;
         let name = self.name("computation name")?;
         let id = match self.comp_ids.get(name) {
@@ -974,7 +975,6 @@ impl<'a> Parser<'a> {
         let mut scope = Scope {
             comp: Computation::new(name),
             id,
-            names: FxMap::default(),
             compact_gtes: FxMap::default(),
             root: None,
             params: FxMap::default(),
@@ -1025,10 +1025,11 @@ impl<'a> Parser<'a> {
                 // XLA ignores the names in a signature: they need not be the
                 // parameters' (the fast path is when they are).
                 let n = i as i64;
-                let found = scope
-                    .names
+                let found = self
+                    .all_names
                     .get(pname)
-                    .copied()
+                    .filter(|&&(c, _)| c == scope.id)
+                    .map(|&(_, id)| id)
                     .filter(|&id| scope.comp.instr(id).parameter_number() == Some(n))
                     .or_else(|| {
                         scope.params.contains_key(&n).then(|| {
@@ -1060,13 +1061,14 @@ impl<'a> Parser<'a> {
                 self.pos = save;
             }
         }
+        scope.comp.shrink_to_fit();
         self.module.define_computation(id, scope.comp);
         Ok(id)
     }
 
     // ---- instructions -------------------------------------------------
 
-    fn instruction(&mut self, scope: &mut Scope<'a>) -> PResult<InstrId> {
+    fn instruction(&mut self, scope: &mut Scope) -> PResult<InstrId> {
         let start = self.pos;
         let is_root = self.eat_keyword("ROOT")?;
         let name_pos = self.pos;
@@ -1075,13 +1077,10 @@ impl<'a> Parser<'a> {
             return self.err("expects '=' in instruction");
         }
         self.saw_any_instruction = true;
-        if let Some(&(_, prev)) = self.all_names.get(name) {
-            let _ = prev;
+        let id = self.instruction_body(scope, Some(name), name_pos)?;
+        if self.all_names.insert(name, (scope.id, id)).is_some() {
             return self.err_at(name_pos, format!("instruction name is not unique: {name}"));
         }
-        let id = self.instruction_body(scope, Some(name), name_pos)?;
-        self.all_names.insert(name, (scope.id, name_pos));
-        scope.names.insert(name, id);
         if is_root {
             if scope.root.is_some() {
                 return self.err_at(start, "one computation should have only one ROOT");
@@ -1095,7 +1094,7 @@ impl<'a> Parser<'a> {
     /// operand, with no name).
     fn instruction_body(
         &mut self,
-        scope: &mut Scope<'a>,
+        scope: &mut Scope,
         name: Option<&'a str>,
         name_pos: usize,
     ) -> PResult<InstrId> {
@@ -1114,7 +1113,7 @@ impl<'a> Parser<'a> {
 
     fn instruction_body_inner(
         &mut self,
-        scope: &mut Scope<'a>,
+        scope: &mut Scope,
         name: Option<&'a str>,
         name_pos: usize,
     ) -> PResult<InstrId> {
@@ -1238,7 +1237,7 @@ impl<'a> Parser<'a> {
                     .is_some_and(|a| a.rank() == 0)
             });
             if scalar_operand {
-                instr.set_attr("dimensions", AttrValue::Ints(Vec::new()));
+                instr.set_attr("dimensions", AttrValue::Ints(Box::default()));
             }
         }
         self.check_instruction(scope, &instr, op_pos, pred_branch)?;
@@ -1289,7 +1288,7 @@ impl<'a> Parser<'a> {
         None
     }
 
-    fn operands(&mut self, scope: &mut Scope<'a>) -> PResult<Vec<InstrId>> {
+    fn operands(&mut self, scope: &mut Scope) -> PResult<Vec<InstrId>> {
         let mut ops = Vec::new();
         if self.eat(b')')? {
             return Ok(ops);
@@ -1310,7 +1309,7 @@ impl<'a> Parser<'a> {
 
     /// `%x`, `f32[2]{0} %x`, `%x#0#1`, or a nested instruction
     /// `[shape] opcode(...)`.
-    fn operand(&mut self, scope: &mut Scope<'a>) -> PResult<InstrId> {
+    fn operand(&mut self, scope: &mut Scope) -> PResult<InstrId> {
         self.skip_ws()?;
         let start = self.pos;
         let word = self.peek_word()?;
@@ -1334,14 +1333,10 @@ impl<'a> Parser<'a> {
         }
         let name_pos = self.pos;
         let name = self.name("name")?;
-        let mut id = match scope.names.get(name) {
-            Some(&id) => id,
-            None => {
-                if let Some(&(_, _)) = self.all_names.get(name) {
-                    return self.err_at(name_pos, format!("instruction does not exist: {name}"));
-                }
-                return self.err_at(name_pos, format!("instruction does not exist: {name}"));
-            }
+        let mut id = match self.all_names.get(name) {
+            Some(&(comp, id)) if comp == scope.id => id,
+            // Not defined yet, or defined in another computation.
+            _ => return self.err_at(name_pos, format!("instruction does not exist: {name}")),
         };
         // Compact GTE: `%p0#1#0`.
         let mut path = Vec::new();
@@ -1369,7 +1364,7 @@ impl<'a> Parser<'a> {
                         Instruction::new("", Opcode::GetTupleElement, elems[idx as usize].clone());
                     g.operands = smallvec::smallvec![id];
                     g.attrs.push(Attr {
-                        key: Cow::Borrowed("index"),
+                        key: attr_key("index"),
                         value: AttrValue::Int(idx),
                     });
                     let parent = id;
@@ -1400,7 +1395,7 @@ impl<'a> Parser<'a> {
 
     fn attribute(
         &mut self,
-        scope: &mut Scope<'a>,
+        scope: &mut Scope,
         instr: &mut Instruction,
         key: &'a str,
         key_pos: usize,
@@ -1409,19 +1404,21 @@ impl<'a> Parser<'a> {
             return self.err_at(key_pos, format!("attribute {key} already exists"));
         }
         let value = match key {
-            "dimensions" => AttrValue::Ints(self.int_list()?),
+            "dimensions" => AttrValue::Ints(self.int_list()?.into()),
             "index" | "iota_dimension" => AttrValue::Int(self.int()?),
             "to_apply" | "condition" | "body" | "select" | "scatter" | "true_computation"
             | "false_computation" | "calls" => {
                 if self.peek()? == Some(b'{') {
-                    AttrValue::Comps(self.comp_list()?)
+                    AttrValue::Comps(self.comp_list()?.into())
                 } else {
                     let p = self.pos;
                     let n = self.name("computation name")?;
                     AttrValue::Comp(self.comp_ref(n, p))
                 }
             }
-            "branch_computations" | "called_computations" => AttrValue::Comps(self.comp_list()?),
+            "branch_computations" | "called_computations" => {
+                AttrValue::Comps(self.comp_list()?.into())
+            }
             "custom_call_target" => AttrValue::Str(self.string()?.into()),
             "backend_config" => {
                 if self.peek()? == Some(b'"') {
@@ -1473,7 +1470,7 @@ impl<'a> Parser<'a> {
             }
         };
         instr.attrs.push(Attr {
-            key: intern_key(key),
+            key: attr_key(key),
             value,
         });
         Ok(())
@@ -1483,7 +1480,7 @@ impl<'a> Parser<'a> {
     /// when it reads it.
     fn check_raw_attr(
         &self,
-        scope: &Scope<'a>,
+        scope: &Scope,
         instr: &Instruction,
         key: &str,
         raw: &str,
@@ -1508,7 +1505,7 @@ impl<'a> Parser<'a> {
     /// shape per operand, each compatible with it.
     fn check_layout_constraints(
         &self,
-        scope: &Scope<'a>,
+        scope: &Scope,
         instr: &Instruction,
         start: usize,
     ) -> PResult<()> {
@@ -1584,7 +1581,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn instr_list(&mut self, scope: &Scope<'a>) -> PResult<Vec<InstrId>> {
+    fn instr_list(&mut self, scope: &Scope) -> PResult<Vec<InstrId>> {
         self.expect(b'{', "to start a list of instructions")?;
         let mut v = Vec::new();
         if self.eat(b'}')? {
@@ -1593,9 +1590,9 @@ impl<'a> Parser<'a> {
         loop {
             let p = self.pos;
             let n = self.name("instruction name")?;
-            match scope.names.get(n) {
-                Some(&id) => v.push(id),
-                None => return self.err_at(p, format!("'{n}' is not defined")),
+            match self.all_names.get(n) {
+                Some(&(comp, id)) if comp == scope.id => v.push(id),
+                _ => return self.err_at(p, format!("'{n}' is not defined")),
             }
             if self.eat(b'}')? {
                 return Ok(v);
@@ -1605,7 +1602,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The shape of an instruction written without one (nested operands).
-    fn infer_shape(&self, scope: &Scope<'a>, instr: &Instruction) -> Option<Shape> {
+    fn infer_shape(&self, scope: &Scope, instr: &Instruction) -> Option<Shape> {
         let op_shape = |i: usize| {
             scope
                 .comp
@@ -1633,7 +1630,7 @@ impl<'a> Parser<'a> {
     /// Checks XLA's parser makes on the operands, before the attributes.
     fn check_operands(
         &self,
-        scope: &Scope<'a>,
+        scope: &Scope,
         instr: &Instruction,
         shape: Option<&Shape>,
         pos: usize,
@@ -1689,7 +1686,7 @@ impl<'a> Parser<'a> {
     /// The shape and operand rules of `async-start`/`-update`/`-done`.
     fn check_async_operands(
         &self,
-        scope: &Scope<'a>,
+        scope: &Scope,
         instr: &Instruction,
         shape: Option<&Shape>,
         pos: usize,
@@ -1772,7 +1769,7 @@ impl<'a> Parser<'a> {
     /// Checks XLA's parser makes on single instructions, once read.
     fn check_instruction(
         &self,
-        scope: &Scope<'a>,
+        scope: &Scope,
         instr: &Instruction,
         pos: usize,
         pred_branch: bool,
@@ -1915,7 +1912,7 @@ impl<'a> Parser<'a> {
     /// Checks of an instruction against its result shape.
     fn check_result_shape(
         &self,
-        scope: &Scope<'a>,
+        scope: &Scope,
         instr: &Instruction,
         pos: usize,
         replication: bool,
@@ -2187,7 +2184,7 @@ fn capacity_hint(dims: &[i64]) -> usize {
 }
 
 /// The `async-start` an `async-update` chain begins with.
-fn async_chain_start(scope: &Scope<'_>, mut id: InstrId) -> InstrId {
+fn async_chain_start(scope: &Scope, mut id: InstrId) -> InstrId {
     loop {
         let i = scope.comp.instr(id);
         match (i.opcode, i.operands.first()) {
@@ -2475,82 +2472,4 @@ fn float_token(tok: &str, _unused: u64, payload_mask: u64) -> Result<(f64, Optio
         return Err(format!("value {tok} is out of range"));
     }
     Ok((v, None))
-}
-
-/// Attribute keys as static strings where known, so that a million
-/// instructions do not allocate a million copies of "metadata".
-fn intern_key(key: &str) -> Cow<'static, str> {
-    const KNOWN: &[&str] = &[
-        "metadata",
-        "dimensions",
-        "calls",
-        "kind",
-        "backend_config",
-        "to_apply",
-        "index",
-        "lhs_contracting_dims",
-        "rhs_contracting_dims",
-        "lhs_batch_dims",
-        "rhs_batch_dims",
-        "direction",
-        "slice",
-        "frontend_attributes",
-        "sharding",
-        "iota_dimension",
-        "custom_call_target",
-        "dynamic_slice_sizes",
-        "replica_groups",
-        "channel_id",
-        "api_version",
-        "custom_call_has_side_effect",
-        "index_vector_dim",
-        "start_index_map",
-        "slice_sizes",
-        "offset_dims",
-        "collapsed_slice_dims",
-        "source_target_pairs",
-        "use_global_device_ids",
-        "update_window_dims",
-        "scatter_dims_to_operand_dims",
-        "inserted_window_dims",
-        "operand_layout_constraints",
-        "window",
-        "padding",
-        "condition",
-        "body",
-        "type",
-        "is_stable",
-        "origin",
-        "feature_index",
-        "epsilon",
-        "largest",
-        "k",
-        "branch_computations",
-        "called_computations",
-        "control-predecessors",
-        "statistics",
-        "select",
-        "scatter",
-        "true_computation",
-        "false_computation",
-        "output_to_operand_aliasing",
-        "schedule",
-        "dim_labels",
-        "feature_group_count",
-        "batch_group_count",
-        "operand_precision",
-        "indices_are_sorted",
-        "unique_indices",
-        "constrain_layout",
-        "async_execution_thread",
-        "result_accuracy",
-        "original_value",
-        "algorithm",
-        "literal",
-        "is_composite",
-    ];
-    match KNOWN.iter().find(|&&k| k == key) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(key.to_string()),
-    }
 }

@@ -97,7 +97,7 @@ impl Printer<'_, '_> {
             header.insert(
                 at,
                 Cow::Owned(Attr {
-                    key: Cow::Borrowed("entry_computation_layout"),
+                    key: crate::ir::instruction::attr_key("entry_computation_layout"),
                     value: AttrValue::ProgramShape(Box::new(layout)),
                 }),
             );
