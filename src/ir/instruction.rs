@@ -123,23 +123,32 @@ const KNOWN_KEYS: &[&str] = &[
     "is_composite",
 ];
 
-static KNOWN_KEY_BUFFER: LazyLock<(Arc<String>, Vec<(usize, usize)>)> = LazyLock::new(|| {
+struct KeyBuffer {
+    buf: Arc<String>,
+    /// Start of each of `KNOWN_KEYS` in `buf`.
+    starts: Vec<usize>,
+}
+
+static KNOWN_KEY_BUFFER: LazyLock<KeyBuffer> = LazyLock::new(|| {
     let mut buf = String::new();
-    let mut spans = Vec::with_capacity(KNOWN_KEYS.len());
+    let mut starts = Vec::with_capacity(KNOWN_KEYS.len());
     for k in KNOWN_KEYS {
-        spans.push((buf.len(), buf.len() + k.len()));
+        starts.push(buf.len());
         buf.push_str(k);
     }
-    (Arc::new(buf), spans)
+    KeyBuffer {
+        buf: Arc::new(buf),
+        starts,
+    }
 });
 
 /// An attribute key: shared for the keys XLA knows, else its own string.
 pub fn attr_key(key: &str) -> SharedStr {
-    let (buf, spans) = &*KNOWN_KEY_BUFFER;
+    let keys = &*KNOWN_KEY_BUFFER;
     KNOWN_KEYS
         .iter()
         .position(|&k| k == key)
-        .and_then(|i| SharedStr::slice(buf, spans[i].0, spans[i].1))
+        .and_then(|i| SharedStr::slice(&keys.buf, keys.starts[i], keys.starts[i] + key.len()))
         .unwrap_or_else(|| SharedStr::from(key))
 }
 
