@@ -32,6 +32,16 @@ impl Computation {
         }
     }
 
+    /// A computation with room for `n` instructions.
+    pub fn with_capacity(name: impl Into<Box<str>>, n: usize) -> Computation {
+        Computation {
+            name: name.into(),
+            instrs: Vec::with_capacity(n),
+            sequence: Vec::with_capacity(n),
+            ..Computation::default()
+        }
+    }
+
     pub fn root(&self) -> InstrId {
         self.root.expect("computation has a root")
     }
@@ -99,14 +109,12 @@ impl Computation {
     /// [`crate::ir::Module::add_instruction`] unless the name is known unique.
     pub fn push(&mut self, instr: Instruction) -> InstrId {
         let id = InstrId::new(self.instrs.len());
-        let mut seen: Vec<InstrId> = Vec::new();
         for &op in instr.operands.iter().chain(&instr.control_predecessors) {
-            if !seen.contains(&op) {
-                seen.push(op);
-                let users = &mut self.instr_mut(op).users;
-                if !users.contains(&id) {
-                    users.push(id);
-                }
+            // `id` is new: it is in a user list only if an earlier operand
+            // slot named the same instruction.
+            let users = &mut self.instr_mut(op).users;
+            if users.last() != Some(&id) {
+                users.push(id);
             }
         }
         self.instrs.push(Some(instr));

@@ -312,42 +312,7 @@ impl Layout {
 
 /// Appends an integer without going through `fmt` (hot in the printer).
 pub(crate) fn push_int(out: &mut String, v: i64) {
-    let mut buf = itoa_buf(v);
-    out.push_str(buf.as_str());
-    buf.clear();
-}
-
-struct IntBuf {
-    bytes: [u8; 20],
-    start: usize,
-}
-
-impl IntBuf {
-    fn as_str(&self) -> &str {
-        // Only ASCII digits and '-' are written below.
-        std::str::from_utf8(&self.bytes[self.start..]).unwrap_or("")
-    }
-    fn clear(&mut self) {}
-}
-
-fn itoa_buf(v: i64) -> IntBuf {
-    let mut bytes = [0u8; 20];
-    let mut pos = 20;
-    let negative = v < 0;
-    let mut n = v.unsigned_abs();
-    loop {
-        pos -= 1;
-        bytes[pos] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if negative {
-        pos -= 1;
-        bytes[pos] = b'-';
-    }
-    IntBuf { bytes, start: pos }
+    out.push_str(itoa::Buffer::new().format(v));
 }
 
 impl fmt::Display for Shape {

@@ -193,7 +193,15 @@ impl<'a> Parser<'a> {
 
     // ---- lexing -------------------------------------------------------
 
+    #[inline]
     fn skip_ws(&mut self) -> PResult<()> {
+        match self.b.get(self.pos) {
+            Some(b' ' | b'\t' | b'\n' | b'\r' | b'/') => self.skip_ws_slow(),
+            _ => Ok(()),
+        }
+    }
+
+    fn skip_ws_slow(&mut self) -> PResult<()> {
         loop {
             match self.b.get(self.pos) {
                 Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
@@ -353,7 +361,7 @@ impl<'a> Parser<'a> {
     fn raw_value(&mut self) -> PResult<&'a str> {
         self.skip_ws()?;
         let start = self.pos;
-        let mut stack: Vec<u8> = Vec::new();
+        let mut stack: smallvec::SmallVec<[u8; 16]> = smallvec::SmallVec::new();
         let mut i = start;
         while i < self.b.len() {
             let c = self.b[i];
@@ -973,7 +981,12 @@ impl<'a> Parser<'a> {
         }
         self.expect(b'{', "to start a computation")?;
         let mut scope = Scope {
-            comp: Computation::new(name),
+            comp: {
+                // Size the arena from the body's length (XLA writes about
+                // 140 bytes an instruction; over-reserve, shrink at the end).
+                let body = self.text[self.pos..].find("\n}").unwrap_or(0);
+                Computation::with_capacity(name, body / 60)
+            },
             id,
             compact_gtes: FxMap::default(),
             root: None,

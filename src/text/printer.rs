@@ -7,7 +7,9 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{PrintOptions, ProgramShape};
 use crate::ir::shape::{push_int, Shape};
 use crate::ir::{CompId, Computation, Instruction, Module};
+use crate::util::FxMap;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Prints a module with the options it was read with.
 pub fn print_module(module: &Module) -> String {
@@ -34,6 +36,7 @@ pub fn write_module(
         out: &mut buf,
         sink: Some(w),
         error: None,
+        shape_texts: FxMap::default(),
     };
     p.module();
     p.flush();
@@ -53,6 +56,7 @@ pub fn print_instruction(module: &Module, comp: CompId, id: crate::ir::InstrId) 
         out: &mut out,
         sink: None,
         error: None,
+        shape_texts: FxMap::default(),
     }
     .instruction(c, c.instr(id), c.root_opt() == Some(id));
     out
@@ -65,6 +69,9 @@ struct Printer<'m, 'o> {
     /// Where full buffers go; `None` keeps everything in `out`.
     sink: Option<&'o mut dyn std::io::Write>,
     error: Option<std::io::Error>,
+    /// Text of each shared shape printed so far. The shapes outlive the
+    /// printer (the module is borrowed), so their addresses are stable.
+    shape_texts: FxMap<*const Shape, String>,
 }
 
 impl Printer<'_, '_> {
@@ -249,7 +256,16 @@ impl Printer<'_, '_> {
         }
         self.name(&instr.name);
         self.out.push_str(" = ");
-        instr.shape.write(self.out, true);
+        // Shapes are shared: write each distinct one once.
+        let key = Arc::as_ptr(&instr.shape);
+        match self.shape_texts.get(&key) {
+            Some(text) => self.out.push_str(text),
+            None => {
+                let text = instr.shape.to_text(true);
+                self.out.push_str(&text);
+                self.shape_texts.insert(key, text);
+            }
+        }
         self.out.push(' ');
         match instr.async_wrapped {
             Some(wrapped) => {
