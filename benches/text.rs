@@ -4,8 +4,8 @@
 //!
 //! `cargo bench --bench text`; MB/s are 10^6 bytes of HLO text per second.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use hlo_opt::text::{parse_module, parse_module_owned, print_module};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use hlo_opt::text::{parse_module, print_module};
 use std::io::Read;
 use std::time::Duration;
 
