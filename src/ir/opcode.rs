@@ -1,6 +1,8 @@
 //! HLO opcodes with their text names (XLA's `hlo_opcode.h`).
 
+use crate::util::FxMap;
 use std::fmt;
+use std::sync::LazyLock;
 
 macro_rules! opcodes {
     ($($variant:ident => $name:expr,)*) => {
@@ -16,8 +18,13 @@ macro_rules! opcodes {
                 match self { $(Opcode::$variant => $name,)* }
             }
 
+            /// The opcode of a text name (a hash lookup: the parser asks
+            /// once per instruction).
             pub fn from_name(name: &str) -> Option<Opcode> {
-                match name { $($name => Some(Opcode::$variant),)* _ => None }
+                static BY_NAME: LazyLock<FxMap<&'static str, Opcode>> = LazyLock::new(|| {
+                    Opcode::ALL.iter().map(|&op| (op.name(), op)).collect()
+                });
+                BY_NAME.get(name).copied()
             }
         }
     };

@@ -345,12 +345,16 @@ impl<'a> Parser<'a> {
     /// Byte offset just past the closing quote of the string at `start`.
     fn string_end(&self, start: usize) -> PResult<usize> {
         let mut i = start + 1;
-        while i < self.b.len() {
-            match self.b[i] {
-                b'\\' => i += 2,
-                b'"' => return Ok(i + 1),
-                _ => i += 1,
+        while let Some(off) = self
+            .b
+            .get(i..)
+            .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+        {
+            i += off;
+            if self.b[i] == b'"' {
+                return Ok(i + 1);
             }
+            i += 2; // skip the escaped byte
         }
         self.err_at(start, "unterminated string")
     }
@@ -984,7 +988,7 @@ impl<'a> Parser<'a> {
             comp: {
                 // Size the arena from the body's length (XLA writes about
                 // 140 bytes an instruction; over-reserve, shrink at the end).
-                let body = self.text[self.pos..].find("\n}").unwrap_or(0);
+                let body = memchr::memmem::find(&self.b[self.pos..], b"\n}").unwrap_or(0);
                 Computation::with_capacity(name, body / 60)
             },
             id,
