@@ -40,13 +40,29 @@ struct Cli {
     #[arg(long)]
     all_computations: bool,
 
-    /// Print per pass whether it changed the module and how long it took.
+    /// Print per pass whether it changed the module, how long it took,
+    /// what it rewrote and what it skipped and why (to standard error).
     #[arg(long)]
     report: bool,
+
+    /// Log the passes' diagnostics (the original's own log lines) to
+    /// standard error; `-vv` for more.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    verbose: u8,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let level = match cli.verbose {
+        0 => log::LevelFilter::Warn,
+        1 => log::LevelFilter::Debug,
+        _ => log::LevelFilter::Trace,
+    };
+    env_logger::Builder::new()
+        .filter_level(level)
+        .format_timestamp(None)
+        .format_target(false)
+        .init();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -93,9 +109,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         .map_err(|e| format!("{file_name}: error: {e}"))?;
     if cli.report {
         if runs.is_empty() {
-            eprintln!(
-                "no passes ran (the default pipeline is empty until the legalization passes land)"
-            );
+            eprintln!("no passes ran");
         }
         for r in &runs {
             eprintln!(
@@ -104,6 +118,9 @@ fn run(cli: &Cli) -> Result<(), String> {
                 if r.changed { "changed" } else { "unchanged" },
                 r.elapsed.as_secs_f64() * 1e3
             );
+            for entry in &r.report {
+                eprintln!("    {entry}");
+            }
         }
     }
 

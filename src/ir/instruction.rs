@@ -332,6 +332,25 @@ impl Instruction {
         );
     }
 
+    /// Sets one of the attributes every instruction may carry, at the place
+    /// XLA's printer gives it: after the op's own attributes, in the order
+    /// sharding, frontend_attributes, control-predecessors, statistics,
+    /// result_accuracy, origin, metadata, backend_config.
+    pub fn set_generic_attr(&mut self, key: &'static str, value: AttrValue) {
+        const ORDER: &[&str] = &[
+            "sharding",
+            "frontend_attributes",
+            "control-predecessors",
+            "statistics",
+            "result_accuracy",
+            "origin",
+            "metadata",
+            "backend_config",
+        ];
+        let rank = ORDER.iter().position(|&k| k == key).unwrap_or(0);
+        self.set_attr_before(key, value, &ORDER[rank + 1..]);
+    }
+
     pub fn remove_attr(&mut self, key: &str) -> Option<AttrValue> {
         let pos = self.attrs.iter().position(|a| a.key == key)?;
         Some(self.attrs.remove(pos).value)

@@ -318,11 +318,39 @@ impl Module {
 
     /// XLA's `ReplaceInstruction`: every use of `old` (and the root) moves
     /// to `new`, then `old` and every operand that became dead through it
-    /// are removed. `new` must already be in the computation.
+    /// are removed. `new` must already be in the computation. As XLA does,
+    /// `new` inherits `old`'s metadata, frontend attributes and sharding
+    /// where it has none of its own, and `old`'s name when both have the
+    /// same opcode (and, for custom calls, the same target).
     pub fn replace_instruction(&mut self, comp: CompId, old: InstrId, new: InstrId) {
         let c = self.comp_mut(comp);
+        let (old_instr, new_instr) = (c.instr(old), c.instr(new));
+        let inherit_metadata =
+            !has_op_name(new_instr.attr("metadata")) && has_op_name(old_instr.attr("metadata"));
+        let mut inherited = Vec::new();
+        for key in ["sharding", "frontend_attributes", "metadata"] {
+            let wanted = if key == "metadata" {
+                inherit_metadata
+            } else {
+                new_instr.attr(key).is_none()
+            };
+            if let Some(v) = old_instr.attr(key).filter(|_| wanted) {
+                inherited.push((key, v.clone()));
+            }
+        }
+        let same_kind = old_instr.opcode == new_instr.opcode
+            && (old_instr.opcode != Opcode::CustomCall
+                || old_instr.custom_call_target() == new_instr.custom_call_target());
+        let old_name = same_kind.then(|| old_instr.name.clone());
+        let n = c.instr_mut(new);
+        for (key, value) in inherited {
+            n.set_generic_attr(key, value);
+        }
         c.replace_all_uses(old, new);
         c.remove_with_dead_operands(old);
+        if let Some(name) = old_name {
+            self.comp_mut(comp).instr_mut(new).name = name;
+        }
     }
 
     /// Removes unreachable instructions everywhere (keeping parameters and
@@ -390,6 +418,14 @@ impl Module {
             AttrValue::ProgramShape(p) if a.key == "entry_computation_layout" => Some(&**p),
             _ => None,
         })
+    }
+}
+
+/// Whether a `metadata={...}` attribute has a non-empty `op_name`.
+fn has_op_name(metadata: Option<&AttrValue>) -> bool {
+    match metadata {
+        Some(AttrValue::Raw(text)) => text.contains("op_name=\"") && !text.contains("op_name=\"\""),
+        _ => false,
     }
 }
 

@@ -5,7 +5,7 @@
 //! instructions (collectives, send/recv, infeed/outfeed, custom calls
 //! marked `custom_call_has_side_effect=true`) stay.
 
-use super::{Pass, PassError, PassOptions};
+use super::{Pass, PassContext, PassError};
 use crate::ir::Module;
 
 pub struct Dce;
@@ -15,7 +15,7 @@ impl Pass for Dce {
         "dce"
     }
 
-    fn run(&mut self, module: &mut Module, _options: &PassOptions) -> Result<bool, PassError> {
+    fn run(&mut self, module: &mut Module, _ctx: &mut PassContext) -> Result<bool, PassError> {
         Ok(module.remove_dead_code() > 0)
     }
 }

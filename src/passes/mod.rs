@@ -3,29 +3,131 @@
 //! A pass has a kebab-case name and `run` returns whether it changed the
 //! module (XLA's `HloPassInterface`). The registry lists every pass with
 //! its place in the default pipeline (CONTRACT.md section 2); utility
-//! passes have no place and run only when named.
+//! passes have no place and run only when named. Each pass records what it
+//! rewrote and what it skipped (and why) in its [`PassContext`], which
+//! `--report` prints.
 
+pub mod build;
 pub mod dce;
+pub mod legalize_compare;
+pub mod legalize_intrinsics;
 
 use crate::ir::verify::{verify, VerifyError};
-use crate::ir::Module;
+use crate::ir::{CompId, InstrId, Module};
 use std::fmt;
 use std::time::{Duration, Instant};
 
 /// Which computations a pass walks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Scope {
-    /// What the original pass does (entry only, or all for the softmax raises).
+    /// What the original pass does (entry only, or all for the softmax passes).
     #[default]
     Original,
     /// Every computation: while bodies, conditionals, calls, fusions.
     AllComputations,
 }
 
+/// The computations a pass's original walks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OriginalScope {
+    Entry,
+    Every,
+}
+
 /// Settings every pass sees.
 #[derive(Clone, Debug, Default)]
 pub struct PassOptions {
     pub scope: Scope,
+}
+
+/// One line of a pass's report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReportEntry {
+    /// `instruction` (in `computation`) became `new` (its new name and what
+    /// changed, e.g. the old and new custom-call targets).
+    Rewrote {
+        computation: String,
+        instruction: String,
+        detail: String,
+    },
+    /// A candidate the pass left alone, and why.
+    Skipped {
+        computation: String,
+        instruction: String,
+        reason: String,
+    },
+}
+
+impl fmt::Display for ReportEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReportEntry::Rewrote {
+                computation,
+                instruction,
+                detail,
+            } => write!(f, "rewrote {computation}/{instruction}: {detail}"),
+            ReportEntry::Skipped {
+                computation,
+                instruction,
+                reason,
+            } => write!(f, "skipped {computation}/{instruction}: {reason}"),
+        }
+    }
+}
+
+/// What a pass sees besides the module: options, and where it reports.
+#[derive(Debug, Default)]
+pub struct PassContext {
+    pub options: PassOptions,
+    pub report: Vec<ReportEntry>,
+}
+
+impl PassContext {
+    pub fn new(options: PassOptions) -> PassContext {
+        PassContext {
+            options,
+            report: Vec::new(),
+        }
+    }
+
+    /// The computations to walk: the original scope, or every computation
+    /// when the user asked for it. Callees come before callers.
+    pub fn computations(&self, module: &Module, original: OriginalScope) -> Vec<CompId> {
+        match (self.options.scope, original) {
+            (Scope::Original, OriginalScope::Entry) => vec![module.entry()],
+            _ => module.computation_post_order(),
+        }
+    }
+
+    pub fn rewrote(
+        &mut self,
+        module: &Module,
+        comp: CompId,
+        instr: InstrId,
+        detail: impl Into<String>,
+    ) {
+        self.report.push(ReportEntry::Rewrote {
+            computation: module.comp(comp).name.to_string(),
+            instruction: module.comp(comp).instr(instr).name.to_string(),
+            detail: detail.into(),
+        });
+    }
+
+    pub fn skipped(
+        &mut self,
+        module: &Module,
+        comp: CompId,
+        instr: InstrId,
+        reason: impl Into<String>,
+    ) {
+        let reason = reason.into();
+        log::debug!("{reason}");
+        self.report.push(ReportEntry::Skipped {
+            computation: module.comp(comp).name.to_string(),
+            instruction: module.comp(comp).instr(instr).name.to_string(),
+            reason,
+        });
+    }
 }
 
 /// A failure inside a pass: names the pass and, where there is one, the
@@ -43,6 +145,20 @@ pub enum PassError {
         pass: &'static str,
         error: VerifyError,
     },
+}
+
+impl PassError {
+    pub fn bad_input(
+        pass: &'static str,
+        instruction: &str,
+        message: impl Into<String>,
+    ) -> PassError {
+        PassError::BadInput {
+            pass,
+            instruction: instruction.to_string(),
+            message: message.into(),
+        }
+    }
 }
 
 impl fmt::Display for PassError {
@@ -68,7 +184,7 @@ impl std::error::Error for PassError {}
 pub trait Pass {
     fn name(&self) -> &'static str;
     /// Runs over the module; returns whether anything changed.
-    fn run(&mut self, module: &mut Module, options: &PassOptions) -> Result<bool, PassError>;
+    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError>;
 }
 
 /// A registry entry.
@@ -80,14 +196,29 @@ pub struct PassInfo {
     pub make: fn() -> Box<dyn Pass>,
 }
 
-/// Every pass this tool knows, default-pipeline passes by order first.
+/// Every pass this tool knows.
 pub fn registry() -> &'static [PassInfo] {
-    &[PassInfo {
-        name: "dce",
-        order: None,
-        summary: "remove instructions nothing uses (keeps parameters and side effects)",
-        make: || Box::new(dce::Dce),
-    }]
+    &[
+        PassInfo {
+            name: "legalize-intrinsics",
+            order: Some(5),
+            summary:
+                "AwsNeuron activations -> <target>_<dtype>(x, count); drop TransferWithStaticRing",
+            make: || Box::new(legalize_intrinsics::LegalizeIntrinsics),
+        },
+        PassInfo {
+            name: "legalize-compare",
+            order: Some(13),
+            summary: "reset each compare's type= to the default for its operand type",
+            make: || Box::new(legalize_compare::LegalizeCompare),
+        },
+        PassInfo {
+            name: "dce",
+            order: None,
+            summary: "remove instructions nothing uses (keeps parameters and side effects)",
+            make: || Box::new(dce::Dce),
+        },
+    ]
 }
 
 pub fn find_pass(name: &str) -> Option<&'static PassInfo> {
@@ -107,6 +238,7 @@ pub struct PassRun {
     pub name: &'static str,
     pub changed: bool,
     pub elapsed: Duration,
+    pub report: Vec<ReportEntry>,
 }
 
 /// An ordered list of passes.
@@ -169,8 +301,10 @@ impl Pipeline {
     pub fn run(&mut self, module: &mut Module) -> Result<Vec<PassRun>, PassError> {
         let mut runs = Vec::with_capacity(self.passes.len());
         for pass in &mut self.passes {
+            let mut ctx = PassContext::new(self.options.clone());
             let start = Instant::now();
-            let changed = pass.run(module, &self.options)?;
+            log::debug!("running {}", pass.name());
+            let changed = pass.run(module, &mut ctx)?;
             let elapsed = start.elapsed();
             if self.verify_each {
                 verify(module).map_err(|error| PassError::Verifier {
@@ -182,6 +316,7 @@ impl Pipeline {
                 name: pass.name(),
                 changed,
                 elapsed,
+                report: ctx.report,
             });
         }
         Ok(runs)

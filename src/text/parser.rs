@@ -78,6 +78,8 @@ struct Parser<'a> {
     saw_operand_shape: bool,
     saw_signature: bool,
     saw_any_instruction: bool,
+    /// A `metadata=` seen: print it back even in the short form.
+    saw_metadata: bool,
 }
 
 /// A computation's written signature: (position, name, shape) of each
@@ -124,6 +126,7 @@ impl<'a> Parser<'a> {
             saw_operand_shape: false,
             saw_signature: false,
             saw_any_instruction: false,
+            saw_metadata: false,
         }
     }
 
@@ -712,7 +715,7 @@ impl<'a> Parser<'a> {
             signatures: self.saw_signature,
             operand_shapes: self.saw_operand_shape,
             operand_index_annotations: self.saw_percent,
-            metadata: self.saw_percent || !self.saw_any_instruction,
+            metadata: self.saw_percent || !self.saw_any_instruction || self.saw_metadata,
             stack_frames: true,
             derive_entry_layout: self.module.entry_computation_layout().is_some(),
             trailing_blank_line: self.text.trim_end_matches([' ', '\t']).ends_with("\n\n"),
@@ -1486,6 +1489,7 @@ impl<'a> Parser<'a> {
                 AttrValue::Raw(self.shared(raw))
             }
         };
+        self.saw_metadata |= key == "metadata";
         instr.attrs.push(Attr {
             key: attr_key(key),
             value,

@@ -1,0 +1,142 @@
+//! Builders for the instructions the legalizers emit, so every pass makes
+//! its constants and custom calls the same way XLA's `CreateConstant` /
+//! `CreateCustomCall` would print them.
+
+use crate::ir::literal::LiteralData;
+use crate::ir::{
+    ApiVersion, AttrValue, InstrId, Instruction, Literal, Opcode, Payload, PrimitiveType, Shape,
+};
+use std::sync::Arc;
+
+/// The kernel suffix of the three dtypes Neuron's legalizers specialize:
+/// the seeds' gate `(et - 10) <= 1 || et == 16` (CONTRACT.md section 1).
+pub fn dtype_suffix(ty: PrimitiveType) -> Option<&'static str> {
+    match ty {
+        PrimitiveType::F16 => Some("f16"),
+        PrimitiveType::F32 => Some("f32"),
+        PrimitiveType::Bf16 => Some("bf16"),
+        _ => None,
+    }
+}
+
+/// A constant instruction (named `constant`, made unique when added).
+pub fn constant(literal: Literal) -> Instruction {
+    let mut i = Instruction::new("", Opcode::Constant, literal.shape.clone());
+    i.payload = Payload::Constant(Box::new(literal));
+    i
+}
+
+/// `s32[] constant(n)`.
+pub fn s32_scalar(n: i64) -> Instruction {
+    constant(Literal {
+        shape: Shape::scalar(PrimitiveType::S32),
+        data: LiteralData::Int(vec![n]),
+    })
+}
+
+/// An `s64[]` literal.
+pub fn s64_scalar_literal(n: i64) -> Literal {
+    Literal {
+        shape: Shape::scalar(PrimitiveType::S64),
+        data: LiteralData::Int(vec![n]),
+    }
+}
+
+/// An `s64[len]` literal of the given values.
+pub fn s64_vector_literal(values: Vec<i64>) -> Literal {
+    Literal {
+        shape: Shape::array(PrimitiveType::S64, vec![values.len() as i64]),
+        data: LiteralData::Int(values),
+    }
+}
+
+/// `s64[n] constant({0, 1, ..., n-1})`: the index operand the TopK and
+/// softmax kernels take.
+pub fn s64_iota(n: i64) -> Instruction {
+    constant(s64_vector_literal((0..n.max(0)).collect()))
+}
+
+/// A tuple constant of the given literals.
+pub fn tuple_constant(items: Vec<Literal>) -> Instruction {
+    let shape = Shape::Tuple(items.iter().map(|l| l.shape.clone()).collect());
+    constant(Literal {
+        shape,
+        data: LiteralData::Tuple(items),
+    })
+}
+
+/// Whether `instr` is `s64[n] constant({0, ..., n-1})`.
+pub fn is_s64_iota(instr: &Instruction, n: i64) -> bool {
+    let Some(lit) = instr.literal() else {
+        return false;
+    };
+    lit.shape.element_type() == PrimitiveType::S64
+        && lit.shape.dims() == [n]
+        && matches!(&lit.data, LiteralData::Int(v) if v.iter().copied().eq(0..n))
+}
+
+/// A custom call as XLA's `CreateCustomCall(shape, operands, target,
+/// opaque, api_version)` makes it: attributes in XLA's print order,
+/// `api_version` only when not ORIGINAL, `backend_config` only when set.
+pub fn custom_call(
+    shape: Arc<Shape>,
+    operands: impl IntoIterator<Item = InstrId>,
+    target: &str,
+    backend_config: &str,
+    api_version: ApiVersion,
+) -> Instruction {
+    let mut i = Instruction::new("", Opcode::CustomCall, shape).with_operands(operands);
+    i.set_attr("custom_call_target", AttrValue::Str(target.into()));
+    if api_version != ApiVersion::Original {
+        i.set_attr("api_version", AttrValue::ApiVersion(api_version));
+    }
+    if !backend_config.is_empty() {
+        i.set_generic_attr(
+            "backend_config",
+            AttrValue::BackendConfig(backend_config.into()),
+        );
+    }
+    i
+}
+
+/// A `backend_config` that must be a bare base-10 integer (the softmax
+/// axis, TopK's k), as the seeds parse it with `strtol(.., 10)` and a check
+/// that all text was consumed.
+pub fn decimal_config(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_configs() {
+        assert_eq!(decimal_config("5"), Some(5));
+        assert_eq!(decimal_config("-1"), Some(-1));
+        for bad in [
+            "",
+            " 5",
+            "5 ",
+            "0x5",
+            "+5",
+            "{\"k\":5}",
+            "5.0",
+            "99999999999999999999",
+        ] {
+            assert_eq!(decimal_config(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn iota_is_recognized() {
+        let i = s64_iota(4);
+        assert!(is_s64_iota(&i, 4));
+        assert!(!is_s64_iota(&i, 3));
+        assert!(!is_s64_iota(&s32_scalar(0), 1));
+    }
+}

@@ -1,0 +1,187 @@
+//! `legalize-intrinsics` (order 5): specializes Neuron activation calls by
+//! dtype and drops the transfer marker. Seed page
+//! `001_994b1aa01869af58.txt`; CONTRACT.md section 3.
+//!
+//! before => after:
+//! - `custom-call(x), custom_call_target="AwsNeuronGelu"` (f32[m,n]) =>
+//!   `custom-call(x, s32[] constant(m*n)), custom_call_target="AwsNeuronGelu_f32"`
+//!   (same for Erf, GeluBackward, GeluApprxTanh, Silu, SiluBackward; suffix
+//!   from the result type, `f16`/`f32`/`bf16`, else the bare name);
+//! - `custom-call(x), custom_call_target="AwsNeuronTransferWithStaticRing"` => `x`.
+//!
+//! Entry computation only (all with `--all-computations`). Matches are
+//! collected over the post order first and rewritten after, as the
+//! original does.
+
+use super::build::{custom_call, dtype_suffix, s32_scalar};
+use super::{OriginalScope, Pass, PassContext, PassError};
+use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
+
+pub const NAME: &str = "legalize-intrinsics";
+
+/// The marker replaced by its operand (the seed's `to_remove`).
+const BYPASS: &str = "AwsNeuronTransferWithStaticRing";
+
+/// The activations (the seed's `target_names`).
+const ACTIVATIONS: [&str; 6] = [
+    "AwsNeuronErf",
+    "AwsNeuronGelu",
+    "AwsNeuronGeluBackward",
+    "AwsNeuronGeluApprxTanh",
+    "AwsNeuronSilu",
+    "AwsNeuronSiluBackward",
+];
+
+pub struct LegalizeIntrinsics;
+
+enum Rewrite {
+    Bypass(InstrId),
+    Activation {
+        id: InstrId,
+        target: String,
+        count: i64,
+    },
+}
+
+impl Pass for LegalizeIntrinsics {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
+        let mut changed = false;
+        for comp in ctx.computations(module, OriginalScope::Entry) {
+            let rewrites = collect(module, comp, ctx)?;
+            changed |= !rewrites.is_empty();
+            for r in rewrites {
+                apply(module, comp, r, ctx);
+            }
+        }
+        Ok(changed)
+    }
+}
+
+fn collect(
+    module: &Module,
+    comp: CompId,
+    ctx: &mut PassContext,
+) -> Result<Vec<Rewrite>, PassError> {
+    let c = module.comp(comp);
+    let mut rewrites = Vec::new();
+    for id in c.post_order() {
+        let instr = c.instr(id);
+        if instr.opcode != Opcode::CustomCall {
+            continue;
+        }
+        let Some(target) = instr.custom_call_target() else {
+            continue;
+        };
+        if target == BYPASS {
+            if instr.operands().is_empty() {
+                return Err(PassError::bad_input(
+                    NAME,
+                    &instr.name,
+                    format!("{BYPASS} needs an operand to be replaced by; it has none"),
+                ));
+            }
+            rewrites.push(Rewrite::Bypass(id));
+            continue;
+        }
+        if !ACTIVATIONS.contains(&target) {
+            continue;
+        }
+        let Some(dims) = instr.shape.as_array().map(|a| a.dims.clone()) else {
+            return Err(PassError::bad_input(
+                NAME,
+                &instr.name,
+                format!(
+                    "{target} must produce an array, not {}",
+                    instr.shape.to_text(true)
+                ),
+            ));
+        };
+        if instr.operands().is_empty() {
+            return Err(PassError::bad_input(
+                NAME,
+                &instr.name,
+                format!("{target} needs its input operand; it has none"),
+            ));
+        }
+        let count: i64 = dims.iter().product();
+        let new_target = match dtype_suffix(instr.shape.element_type()) {
+            Some(suffix) => format!("{target}_{suffix}"),
+            None => {
+                // The bare name stays: already legalized when it carries the count.
+                if is_count_operand(module, comp, instr.operands().get(1).copied(), count)
+                    && instr.operands().len() == 2
+                {
+                    ctx.skipped(
+                        module,
+                        comp,
+                        id,
+                        format!(
+                            "{target} is already legalized (bare name, {} has no kernel suffix)",
+                            instr.shape.element_type()
+                        ),
+                    );
+                    continue;
+                }
+                target.to_string()
+            }
+        };
+        rewrites.push(Rewrite::Activation {
+            id,
+            target: new_target,
+            count,
+        });
+    }
+    Ok(rewrites)
+}
+
+fn is_count_operand(module: &Module, comp: CompId, id: Option<InstrId>, count: i64) -> bool {
+    let Some(id) = id else { return false };
+    let instr = module.comp(comp).instr(id);
+    instr.shape.element_type() == crate::ir::PrimitiveType::S32
+        && instr.shape.rank() == 0
+        && instr.literal().and_then(|l| l.get_f64(0)) == Some(count as f64)
+}
+
+fn apply(module: &mut Module, comp: CompId, rewrite: Rewrite, ctx: &mut PassContext) {
+    match rewrite {
+        Rewrite::Bypass(id) => {
+            let operand = module.comp(comp).instr(id).operand(0);
+            let old_name = module.comp(comp).instr(id).name.to_string();
+            log::debug!("{NAME}: replacing {old_name} ({BYPASS}) by its operand");
+            ctx.rewrote(
+                module,
+                comp,
+                id,
+                format!(
+                    "{BYPASS} removed, uses now take {}",
+                    module.comp(comp).instr(operand).name
+                ),
+            );
+            module.replace_instruction(comp, id, operand);
+        }
+        Rewrite::Activation { id, target, count } => {
+            let (shape, input, old_target) = {
+                let i = module.comp(comp).instr(id);
+                (
+                    i.shape.clone(),
+                    i.operand(0),
+                    i.custom_call_target().unwrap_or_default().to_string(),
+                )
+            };
+            let n = module.add_instruction(comp, s32_scalar(count));
+            let call = custom_call(shape, [input, n], &target, "", ApiVersion::Original);
+            let call = module.add_instruction(comp, call);
+            ctx.rewrote(
+                module,
+                comp,
+                id,
+                format!("{old_target} -> {target} (count {count})"),
+            );
+            module.replace_instruction(comp, id, call);
+        }
+    }
+}
