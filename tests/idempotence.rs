@@ -8,8 +8,12 @@ use hlo_opt::text::print_module;
 use std::path::PathBuf;
 
 fn modules() -> Vec<PathBuf> {
-    let mut paths = files("corpus", |n| n.ends_with(".hlo") && !n.ends_with(".short.hlo"));
-    paths.extend(files("neuron", |n| n.ends_with(".txt") && n != "dummy_hlo_nki_kernel.txt"));
+    let mut paths = files("corpus", |n| {
+        n.ends_with(".hlo") && !n.ends_with(".short.hlo")
+    });
+    paths.extend(files("neuron", |n| {
+        n.ends_with(".txt") && n != "dummy_hlo_nki_kernel.txt"
+    }));
     paths
 }
 
@@ -44,7 +48,12 @@ fn every_pass_is_idempotent_on_every_real_module() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -53,7 +62,8 @@ fn the_default_pipeline_reaches_its_fixed_point_by_the_second_run() {
     let mut failures = Vec::new();
     for path in modules() {
         let mut m = parse(&path).unwrap_or_else(|e| panic!("{e}"));
-        let result = run(&names, Scope::Original, &mut m).and_then(|_| run(&names, Scope::Original, &mut m));
+        let result =
+            run(&names, Scope::Original, &mut m).and_then(|_| run(&names, Scope::Original, &mut m));
         if let Err(e) = result {
             failures.push(format!("{}: {e}", path.display()));
             continue;
@@ -61,7 +71,10 @@ fn the_default_pipeline_reaches_its_fixed_point_by_the_second_run() {
         let second = print_module(&m);
         match run(&names, Scope::Original, &mut m) {
             Ok(false) if print_module(&m) == second => {}
-            Ok(_) => failures.push(format!("{}: the third run changed the module", path.display())),
+            Ok(_) => failures.push(format!(
+                "{}: the third run changed the module",
+                path.display()
+            )),
             Err(e) => failures.push(format!("{}: third run: {e}", path.display())),
         }
     }

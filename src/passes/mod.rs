@@ -7,10 +7,14 @@
 //! rewrote and what it skipped (and why) in its [`PassContext`], which
 //! `--report` prints.
 
+pub mod add_logit_output;
 pub mod build;
 pub mod dce;
 pub mod legalize_compare;
 pub mod legalize_intrinsics;
+pub mod native_to_custom_softmax;
+pub mod native_to_custom_softmax_dx;
+pub mod softmax_match;
 
 use crate::ir::verify::{verify, VerifyError};
 use crate::ir::{CompId, InstrId, Module};
@@ -211,6 +215,24 @@ pub fn registry() -> &'static [PassInfo] {
             order: Some(13),
             summary: "reset each compare's type= to the default for its operand type",
             make: || Box::new(legalize_compare::LegalizeCompare),
+        },
+        PassInfo {
+            name: "native-to-custom-softmax-dx",
+            order: Some(41),
+            summary: "raise a native softmax gradient into AwsNeuronSoftmaxBackward(dLdy, y)",
+            make: || Box::new(native_to_custom_softmax_dx::NativeToCustomSoftmaxDx),
+        },
+        PassInfo {
+            name: "native-to-custom-softmax",
+            order: Some(42),
+            summary: "raise a native softmax into AwsNeuronSoftmax(logits)",
+            make: || Box::new(native_to_custom_softmax::NativeToCustomSoftmax),
+        },
+        PassInfo {
+            name: "add-logit-output",
+            order: Some(43),
+            summary: "add the logits of an output softmax as one more entry output",
+            make: || Box::new(add_logit_output::AddLogitOutput),
         },
         PassInfo {
             name: "dce",
