@@ -4,8 +4,10 @@
 //! - [`ir`]: the module, computations and instructions, and the one
 //!   mutation API every pass uses;
 //! - [`text`]: the HLO text parser and printer;
-//! - [`passes`]: the pass interface, registry and pipeline.
+//! - [`passes`]: the pass interface, registry and pipeline;
+//! - [`contract`]: the checks of the Neuron custom calls run before the passes.
 
+pub mod contract;
 pub mod ir;
 pub mod passes;
 pub mod text;

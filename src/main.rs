@@ -45,6 +45,12 @@ struct Cli {
     #[arg(long)]
     report: bool,
 
+    /// Skip the contract checks of the Neuron custom calls (QuantizeMX,
+    /// __op$block_scaled_dot, AwsNeuronTopK, AwsNeuronSoftmax[Backward])
+    /// that run after parsing and before the passes.
+    #[arg(long)]
+    no_contract_checks: bool,
+
     /// Log the passes' diagnostics (the original's own log lines) to
     /// standard error; `-vv` for more.
     #[arg(short, long, action = clap::ArgAction::Count)]
@@ -89,6 +95,9 @@ fn run(cli: &Cli) -> Result<(), String> {
             _ => format!("{file_name}: error: {message}"),
         }
     })?;
+    if !cli.no_contract_checks {
+        check_contract(&module, &file_name)?;
+    }
 
     let mut pipeline = match cli.passes.as_deref() {
         None => Pipeline::default_pipeline(),
@@ -132,6 +141,33 @@ fn run(cli: &Cli) -> Result<(), String> {
     write_output(cli.output.as_deref(), |w| {
         write_module(&module, &options, w)
     })
+}
+
+/// The contract checks (`hlo_opt::contract`): every violation, each
+/// pointing at its instruction's line, with its resolution.
+fn check_contract(module: &hlo_opt::ir::Module, file_name: &str) -> Result<(), String> {
+    let violations = hlo_opt::contract::check(module);
+    if violations.is_empty() {
+        return Ok(());
+    }
+    let mut out = String::new();
+    for v in &violations {
+        let message = format!("contract violation {}", v.headline());
+        let located = match (v.offset, module.source()) {
+            (Some(offset), Some(source)) => {
+                ParseError::at(file_name, source, offset, message).to_string()
+            }
+            _ => format!("{file_name}: error: {message}"),
+        };
+        out.push_str(&located);
+        out.push_str(&format!("\n  resolution: {}\n", v.resolution));
+    }
+    out.push_str(&format!(
+        "{} contract violation{}; --no-contract-checks skips these checks",
+        violations.len(),
+        if violations.len() == 1 { "" } else { "s" }
+    ));
+    Err(out)
 }
 
 fn list_passes() -> String {

@@ -163,3 +163,70 @@ fn a_missing_input_file_is_an_error() {
         .unwrap()
         .contains("/nonexistent/x.hlo: error:"));
 }
+
+/// A QuantizeMX with block_size 16 and a softmax whose axis is out of range.
+const CONTRACT_VIOLATIONS: &str = "HloModule m\n\nENTRY %main {\n  \
+    %x = bf16[128,256]{1,0} parameter(0)\n  \
+    %q = (u32[128,64]{1,0}, f8e8m0fnu[128,8]{1,0}) custom-call(%x), custom_call_target=\"QuantizeMX\", backend_config={\"dtype\":\"float8_e4m3fn\",\"dim\":-1,\"block_size\":16,\"scale_method\":\"EMAX\"}\n  \
+    %s = bf16[128,256]{1,0} custom-call(%x), custom_call_target=\"AwsNeuronSoftmax\", backend_config=\"2\"\n  \
+    ROOT %t = ((u32[128,64]{1,0}, f8e8m0fnu[128,8]{1,0}), bf16[128,256]{1,0}) tuple(%q, %s)\n}\n";
+
+#[test]
+fn contract_violations_are_errors_pointing_at_each_instruction() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("mx.hlo");
+    std::fs::write(&input, CONTRACT_VIOLATIONS).unwrap();
+    let dest = dir.path().join("out.hlo");
+    // Before any pass, whichever pipeline: the default one, or none.
+    for passes in [None, Some("")] {
+        let mut cmd = hlo_opt();
+        if let Some(p) = passes {
+            cmd.args(["--passes", p]);
+        }
+        let out = cmd.arg("-o").arg(&dest).arg(&input).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("hlo-opt: "), "{err}");
+        assert!(
+            err.contains(
+                "mx.hlo:5:4: error: contract violation HOC004 QuantizeMX in computation main, instruction q: block_size 16: block_size must be 32\n  %q = (u32"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("\n   ^\n  resolution: set \"block_size\" to 32"),
+            "{err}"
+        );
+        assert!(
+            err.contains(
+                "mx.hlo:6:4: error: contract violation HOC027 AwsNeuronSoftmax in computation main, instruction s: axis 2 is not a dimension of the rank-2 result"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.trim_end()
+                .ends_with("2 contract violations; --no-contract-checks skips these checks"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+        assert!(!dest.exists(), "nothing is written");
+    }
+}
+
+#[test]
+fn no_contract_checks_lets_a_violation_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("mx.hlo");
+    std::fs::write(&input, CONTRACT_VIOLATIONS).unwrap();
+    let out = hlo_opt()
+        .args(["--no-contract-checks", "--passes", ""])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), CONTRACT_VIOLATIONS);
+}

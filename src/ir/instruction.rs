@@ -272,6 +272,22 @@ impl Instruction {
         self
     }
 
+    /// A copy of this instruction, not in any computation, with other
+    /// operands (XLA's `CloneWithNewOperands`): no users, no control edges.
+    pub fn clone_with_operands(&self, operands: impl IntoIterator<Item = InstrId>) -> Instruction {
+        Instruction {
+            name: self.name.clone(),
+            opcode: self.opcode,
+            async_wrapped: self.async_wrapped,
+            shape: self.shape.clone(),
+            operands: operands.into_iter().collect(),
+            users: IdList::new(),
+            control_predecessors: Box::default(),
+            attrs: self.attrs.clone(),
+            payload: self.payload.clone(),
+        }
+    }
+
     pub fn operands(&self) -> &[InstrId] {
         &self.operands
     }

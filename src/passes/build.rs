@@ -110,6 +110,13 @@ pub fn decimal_config(text: &str) -> Option<i64> {
     text.parse().ok()
 }
 
+/// Whether `text` is a bare base-10 integer of any size: tells an integer
+/// out of range apart from text that is no integer at all, for errors.
+pub fn is_integer_text(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

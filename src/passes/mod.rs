@@ -12,6 +12,10 @@ pub mod build;
 pub mod dce;
 pub mod legalize_compare;
 pub mod legalize_intrinsics;
+pub mod legalize_quantize_mx;
+pub mod legalize_scaled_matmul;
+pub mod legalize_softmax;
+pub mod legalize_topk;
 pub mod native_to_custom_softmax;
 pub mod native_to_custom_softmax_dx;
 pub mod softmax_match;
@@ -209,6 +213,30 @@ pub fn registry() -> &'static [PassInfo] {
             summary:
                 "AwsNeuron activations -> <target>_<dtype>(x, count); drop TransferWithStaticRing",
             make: || Box::new(legalize_intrinsics::LegalizeIntrinsics),
+        },
+        PassInfo {
+            name: "legalize-softmax",
+            order: Some(7),
+            summary: "AwsNeuronSoftmax{,Backward}(..) -> same target (.., s64 index), named Softmax{,Backward}_<dtype>",
+            make: || Box::new(legalize_softmax::LegalizeSoftmax),
+        },
+        PassInfo {
+            name: "legalize-topk",
+            order: Some(8),
+            summary: "AwsNeuronTopK(x) -> TopK_<dtype>(x, s64 index); k validated and dropped",
+            make: || Box::new(legalize_topk::LegalizeTopK),
+        },
+        PassInfo {
+            name: "legalize-quantize-mx",
+            order: Some(9),
+            summary: "QuantizeMX -> QuantizeMX_<in>_<out>(meta, x): JSON config into a constant",
+            make: || Box::new(legalize_quantize_mx::LegalizeQuantizeMX),
+        },
+        PassInfo {
+            name: "legalize-scaled-matmul",
+            order: Some(10),
+            summary: "__op$block_scaled_dot -> ScaledMatmul_<a>_<a>_<out>(lhs, rhs, scales, meta)",
+            make: || Box::new(legalize_scaled_matmul::LegalizeScaledMatmul),
         },
         PassInfo {
             name: "legalize-compare",

@@ -1,0 +1,189 @@
+//! `legalize-topk` (order 8): specializes Neuron's TopK call by dtype and
+//! gives it the index operand its kernel takes. Seed page
+//! `002_44b2222878be970d.txt`; CONTRACT.md section 6.
+//!
+//! before => after (`x`: `f32[.., n]`):
+//! - `custom-call(x), custom_call_target="AwsNeuronTopK", backend_config="5"` =>
+//!   `custom-call(x, s64[n] constant({0, .., n-1})), custom_call_target="TopK_f32"`.
+//!
+//! The suffix comes from **operand 0**'s element type (`f16`, `f32`,
+//! `bf16`); any other type is left alone. `backend_config` is k as a bare
+//! base-10 integer in the int32 range: validated, then dropped (the kernel
+//! reads k from the result shape). Result shape kept,
+//! `api_version=API_VERSION_ORIGINAL`. XLA's own `TopK` custom call (from
+//! `TopkRewriter`) is a different target and is not touched; so is the
+//! legalized `TopK_<suffix>`, which makes the pass idempotent.
+//!
+//! Choices where the contract is silent: a typed-FFI call (MLIR attribute
+//! dictionary for a config) is left alone and reported; a call with other
+//! than one operand, or a scalar input, is an error; k is checked only
+//! against the int32 range, as the original does.
+//!
+//! Entry computation only (all with `--all-computations`). Every
+//! candidate is validated before the module is touched.
+
+use super::build::{custom_call, decimal_config, dtype_suffix, is_integer_text, s64_iota};
+use super::{OriginalScope, Pass, PassContext, PassError};
+use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
+
+pub const NAME: &str = "legalize-topk";
+
+const TARGET: &str = "AwsNeuronTopK";
+
+pub struct LegalizeTopK;
+
+struct Rewrite {
+    comp: CompId,
+    id: InstrId,
+    /// `TopK_<suffix>`.
+    target: String,
+    /// Length of the index operand: operand 0's minor dimension.
+    n: i64,
+    k: i32,
+}
+
+impl Pass for LegalizeTopK {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
+        let mut rewrites = Vec::new();
+        for comp in ctx.computations(module, OriginalScope::Entry) {
+            collect(module, comp, ctx, &mut rewrites)?;
+        }
+        let changed = !rewrites.is_empty();
+        for r in rewrites {
+            apply(module, r, ctx);
+        }
+        Ok(changed)
+    }
+}
+
+fn collect(
+    module: &Module,
+    comp: CompId,
+    ctx: &mut PassContext,
+    rewrites: &mut Vec<Rewrite>,
+) -> Result<(), PassError> {
+    let c = module.comp(comp);
+    for id in c.post_order() {
+        let instr = c.instr(id);
+        if instr.opcode != Opcode::CustomCall || instr.custom_call_target() != Some(TARGET) {
+            continue;
+        }
+        let Some(&input) = instr.operands().first() else {
+            return Err(PassError::bad_input(
+                NAME,
+                &instr.name,
+                format!("{TARGET} takes exactly one operand (the input); found none"),
+            ));
+        };
+        let input_shape = &c.instr(input).shape;
+        let et = input_shape.element_type();
+        let Some(suffix) = dtype_suffix(et) else {
+            ctx.skipped(
+                module,
+                comp,
+                id,
+                format!("{TARGET} with input type {et} has no TopK kernel (F16, F32 or BF16); left alone"),
+            );
+            continue;
+        };
+        if instr.api_version() == ApiVersion::TypedFfi {
+            ctx.skipped(
+                module,
+                comp,
+                id,
+                format!(
+                    "{TARGET} is a typed-FFI call: its backend_config is an attribute dictionary, \
+                     not the decimal k of the Neuron calling convention; left alone"
+                ),
+            );
+            continue;
+        }
+        if instr.operands().len() != 1 {
+            return Err(PassError::bad_input(
+                NAME,
+                &instr.name,
+                format!(
+                    "{TARGET} takes exactly one operand (the input); found {}",
+                    instr.operands().len()
+                ),
+            ));
+        }
+        let Some(n) = input_shape.as_array().and_then(|a| a.dims.last().copied()) else {
+            return Err(PassError::bad_input(
+                NAME,
+                &instr.name,
+                format!(
+                    "{TARGET} needs its input to be an array of rank >= 1 (top-k runs over its \
+                     minor dimension); found {}",
+                    input_shape.to_text(true)
+                ),
+            ));
+        };
+        let config = instr.backend_config();
+        let out_of_range = || {
+            PassError::bad_input(
+                NAME,
+                &instr.name,
+                format!(
+                    "{TARGET} needs k (backend_config) in the int32 range [{}, {}]; found {config}",
+                    i32::MIN,
+                    i32::MAX
+                ),
+            )
+        };
+        let Some(k) = decimal_config(config) else {
+            if is_integer_text(config) {
+                return Err(out_of_range());
+            }
+            return Err(PassError::bad_input(
+                NAME,
+                &instr.name,
+                format!("{TARGET} needs backend_config to be k as a bare base-10 integer; found {config:?}"),
+            ));
+        };
+        let Ok(k) = i32::try_from(k) else {
+            return Err(out_of_range());
+        };
+        rewrites.push(Rewrite {
+            comp,
+            id,
+            target: format!("TopK_{suffix}"),
+            n,
+            k,
+        });
+    }
+    Ok(())
+}
+
+fn apply(module: &mut Module, r: Rewrite, ctx: &mut PassContext) {
+    let Rewrite {
+        comp,
+        id,
+        target,
+        n,
+        k,
+    } = r;
+    let (shape, input) = {
+        let i = module.comp(comp).instr(id);
+        (i.shape.clone(), i.operand(0))
+    };
+    let index = module.add_instruction(comp, s64_iota(n));
+    let call = custom_call(shape, [input, index], &target, "", ApiVersion::Original);
+    let call = module.add_instruction(comp, call);
+    log::debug!(
+        "{NAME}: {} ({TARGET}, k = {k}) -> {} ({target}) with an s64[{n}] index",
+        module.comp(comp).instr(id).name,
+        module.comp(comp).instr(call).name
+    );
+    ctx.rewrote(
+        module,
+        comp,
+        id,
+        format!("{TARGET} -> {target} (k = {k} dropped, s64[{n}] index)"),
+    );
+    module.replace_instruction(comp, id, call);
+}
