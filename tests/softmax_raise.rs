@@ -110,3 +110,22 @@ fn dead_instructions(m: &hlo_opt::ir::Module) -> Vec<String> {
     }
     dead
 }
+
+#[test]
+fn the_default_pipeline_raises_every_softmax_of_a_training_step() {
+    // -dx (41) runs before the forward raise (42): the backward's uses of
+    // exp and sum are gone when the forward raise checks for escapes.
+    let mut m = parse(&data("corpus/gpt4_train_f32.hlo")).unwrap();
+    Pipeline::default_pipeline().run(&mut m).unwrap();
+    let targets: Vec<String> = m
+        .computations()
+        .flat_map(|(_, c)| {
+            c.instructions()
+                .filter_map(|(_, i)| i.custom_call_target().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let count = |t: &str| targets.iter().filter(|x| *x == t).count();
+    assert_eq!(count("AwsNeuronSoftmax"), 4, "{targets:?}");
+    assert_eq!(count("AwsNeuronSoftmaxBackward"), 4, "{targets:?}");
+}
