@@ -5,10 +5,12 @@
 //!   mutation API every pass uses;
 //! - [`text`]: the HLO text parser and printer;
 //! - [`passes`]: the pass interface, registry and pipeline;
+//! - [`proto`]: binary `HloModuleProto` reading and writing;
 //! - [`contract`]: the checks of the Neuron custom calls run before the passes.
 
 pub mod contract;
 pub mod ir;
 pub mod passes;
+pub mod proto;
 pub mod text;
 pub mod util;

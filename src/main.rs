@@ -51,6 +51,17 @@ struct Cli {
     #[arg(long)]
     no_contract_checks: bool,
 
+    /// Input format: `text` (HLO text) or `proto` (binary HloModuleProto,
+    /// HloProto or HloSnapshot). Default: by extension (`.pb` is proto,
+    /// `.hlo`/`.txt` text), else by content.
+    #[arg(long, value_name = "FORMAT", value_parser = ["text", "proto"])]
+    input_format: Option<String>,
+
+    /// Output format: `text` or `proto` (binary HloModuleProto). Default:
+    /// proto when -o names a `.pb` file, else text.
+    #[arg(long, value_name = "FORMAT", value_parser = ["text", "proto"])]
+    output_format: Option<String>,
+
     /// Log the passes' diagnostics (the original's own log lines) to
     /// standard error; `-vv` for more.
     #[arg(short, long, action = clap::ArgAction::Count)]
@@ -84,8 +95,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         return Ok(());
     }
     let input = cli.input.as_deref().expect("clap requires INPUT here");
-    let (text, file_name) = read_input(input)?;
-    let mut module = parse_module_owned(text, &file_name).map_err(|e| e.to_string())?;
+    let (mut module, file_name) = read_module_input(input, cli.input_format.as_deref())?;
     verify(&module).map_err(|e| {
         let message = format!("invalid module: {e}");
         match (e.offset, module.source()) {
@@ -138,6 +148,18 @@ fn run(cli: &Cli) -> Result<(), String> {
     } else {
         module.style
     };
+    let proto_out = match cli.output_format.as_deref() {
+        Some(f) => f == "proto",
+        None => cli
+            .output
+            .as_deref()
+            .is_some_and(|p| p.extension().is_some_and(|e| e == "pb")),
+    };
+    if proto_out {
+        let bytes = hlo_opt::proto::module_to_proto_bytes(&module)
+            .map_err(|e| format!("{file_name}: error: {e}"))?;
+        return write_output(cli.output.as_deref(), |w| w.write_all(&bytes));
+    }
     write_output(cli.output.as_deref(), |w| {
         write_module(&module, &options, w)
     })
@@ -181,22 +203,42 @@ fn list_passes() -> String {
     s
 }
 
-fn read_input(input: &str) -> Result<(String, String), String> {
-    if input == "-" {
-        let mut text = String::new();
+/// Reads the input as HLO text or as a binary proto (`--input-format`,
+/// else a `.pb` extension, else the content: neuronx-distributed names its
+/// binary protos `.hlo`).
+fn read_module_input(
+    input: &str,
+    format: Option<&str>,
+) -> Result<(hlo_opt::ir::Module, String), String> {
+    let bytes = if input == "-" {
+        let mut b = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut text)
+            .read_to_end(&mut b)
             .map_err(|e| format!("<stdin>: error: {e}"))?;
-        return Ok((text, "<stdin>".to_string()));
+        b
+    } else {
+        std::fs::read(input).map_err(|e| format!("{input}: error: {e}"))?
+    };
+    let file_name = if input == "-" { "<stdin>" } else { input }.to_string();
+    let ext = Path::new(input).extension().and_then(|e| e.to_str());
+    let is_proto = match (format, ext) {
+        (Some(f), _) => f == "proto",
+        (None, Some("pb")) => true,
+        _ => hlo_opt::proto::looks_like_proto(&bytes),
+    };
+    if is_proto {
+        let module =
+            hlo_opt::proto::read_module(&bytes).map_err(|e| format!("{file_name}: error: {e}"))?;
+        return Ok((module, file_name));
     }
-    let bytes = std::fs::read(input).map_err(|e| format!("{input}: error: {e}"))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         format!(
-            "{input}: error: not UTF-8 text (byte {}); binary HloModuleProto input is not supported yet",
+            "{file_name}: error: not UTF-8 text (byte {}); for a binary proto use --input-format proto",
             e.utf8_error().valid_up_to()
         )
     })?;
-    Ok((text, input.to_string()))
+    let module = parse_module_owned(text, &file_name).map_err(|e| e.to_string())?;
+    Ok((module, file_name))
 }
 
 /// Writes atomically: a temporary file in the target's folder, renamed

@@ -1,0 +1,2080 @@
+//! `HloModuleProto` -> [`Module`], printing what XLA prints for the proto.
+//!
+//! What XLA does when it loads a proto, and so what this reader does:
+//! - each computation's instructions are ordered by proto id, and printed in
+//!   post order from that list (or in the schedule's order);
+//! - computations are ordered by proto id and printed in XLA's computation
+//!   post order (`MakeComputationPostOrder`);
+//! - the stack-frame tables are rebuilt by walking the computations in proto
+//!   order and their instructions in id order, each frame's chain added root
+//!   first ([`ReadOptions::renumber_stack_frames`]).
+//!
+//! The reader streams: it decodes one instruction at a time into a reused
+//! message and writes every name and attribute text of a computation into
+//! one buffer the IR's strings are slices of.
+
+use super::messages::*;
+use super::ProtoError;
+use crate::ir::instruction::{
+    attr_key, ApiVersion, Attr, AttrList, AttrValue, ComparisonDirection, ComparisonType,
+};
+use crate::ir::literal::{Literal, LiteralData};
+use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
+use crate::ir::shape::{push_int, ArrayShape, Layout, LayoutExtras, Shape, Tile};
+use crate::ir::{
+    CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType, SharedStr,
+};
+use crate::text::number::c_escape;
+use crate::text::printer::looks_like_json_object;
+use crate::util::FxMap;
+use half::{bf16, f16};
+use prost::encoding::{decode_key, decode_varint, DecodeContext, WireType};
+use prost::Message;
+use smallvec::SmallVec;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// How to read a proto.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    /// Order the computations and renumber the stack-frame tables as XLA
+    /// does when it loads a proto (true, the default: the text is what XLA
+    /// prints). False keeps the proto's computation order and numbering, so
+    /// that a module written by [`super::module_to_proto`] reads back as the
+    /// text it was written from.
+    pub xla_order: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { xla_order: true }
+    }
+}
+
+fn err<T>(message: impl Into<String>) -> Result<T, ProtoError> {
+    Err(ProtoError::new(message))
+}
+
+/// Splits off a length-delimited value.
+fn take_delimited<'a>(buf: &mut &'a [u8], what: &str) -> Result<&'a [u8], ProtoError> {
+    let len = decode_varint(buf).map_err(|e| ProtoError::decode(what, e))?;
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    if len > buf.len() {
+        return err(format!(
+            "{what}: truncated (a field runs past the end of its message)"
+        ));
+    }
+    let (head, tail) = buf.split_at(len);
+    *buf = tail;
+    Ok(head)
+}
+
+/// Calls `f` for each field of a message; `f` must consume the value.
+fn fields<'a>(
+    mut buf: &'a [u8],
+    what: &str,
+    mut f: impl FnMut(u32, WireType, &mut &'a [u8]) -> Result<(), ProtoError>,
+) -> Result<(), ProtoError> {
+    while !buf.is_empty() {
+        let (tag, wt) = decode_key(&mut buf).map_err(|e| ProtoError::decode(what, e))?;
+        f(tag, wt, &mut buf)?;
+    }
+    Ok(())
+}
+
+fn merge_into<M: Message>(
+    msg: &mut M,
+    tag: u32,
+    wt: WireType,
+    buf: &mut &[u8],
+    what: &str,
+) -> Result<(), ProtoError> {
+    msg.merge_field(tag, wt, buf, DecodeContext::default())
+        .map_err(|e| ProtoError::decode(what, e))
+}
+
+/// A computation before conversion: its fields but the instructions, and
+/// the encoded instructions.
+struct CompData<'a> {
+    shell: HloComputationProto,
+    instrs: Vec<&'a [u8]>,
+}
+
+/// The top of a module: every field but the computations, and the encoded
+/// computations in proto order.
+pub(crate) struct ModuleData<'a> {
+    pub shell: HloModuleProto,
+    comps: Vec<CompData<'a>>,
+}
+
+/// Decodes the module's own fields and splits out computations and
+/// instructions without decoding them.
+pub(crate) fn split_module(bytes: &[u8]) -> Result<ModuleData<'_>, ProtoError> {
+    let mut shell = HloModuleProto::default();
+    let mut comps = Vec::new();
+    fields(bytes, "HloModuleProto", |tag, wt, buf| {
+        if tag == 3 {
+            if wt != WireType::LengthDelimited {
+                return err("HloModuleProto.computations: wrong wire type");
+            }
+            let c = take_delimited(buf, "HloModuleProto.computations")?;
+            comps.push(split_computation(c)?);
+            Ok(())
+        } else {
+            merge_into(&mut shell, tag, wt, buf, "HloModuleProto")
+        }
+    })?;
+    Ok(ModuleData { shell, comps })
+}
+
+fn split_computation(bytes: &[u8]) -> Result<CompData<'_>, ProtoError> {
+    let mut shell = HloComputationProto::default();
+    let mut instrs = Vec::new();
+    fields(bytes, "HloComputationProto", |tag, wt, buf| {
+        if tag == 2 {
+            if wt != WireType::LengthDelimited {
+                return err("HloComputationProto.instructions: wrong wire type");
+            }
+            instrs.push(take_delimited(buf, "HloComputationProto.instructions")?);
+            Ok(())
+        } else {
+            merge_into(&mut shell, tag, wt, buf, "HloComputationProto")
+        }
+    })?;
+    Ok(CompData { shell, instrs })
+}
+
+/// Reads a binary `HloModuleProto`.
+pub fn module_from_proto(bytes: &[u8], options: &ReadOptions) -> Result<Module, ProtoError> {
+    let data = split_module(bytes)?;
+    Reader::new(&data, options)?.run(&data)
+}
+
+/// Stack frames as XLA renumbers them, or as the proto has them.
+struct Frames<'p> {
+    index: Option<&'p StackFrameIndexProto>,
+    renumber: bool,
+    out: StackFrameIndex,
+    memo: FxMap<i32, i64>,
+    files: FxMap<String, i64>,
+    funcs: FxMap<String, i64>,
+    locs: FxMap<(i64, i64, i64, i64, i64, i64), i64>,
+    frames: FxMap<(i64, i64), i64>,
+}
+
+impl Frames<'_> {
+    /// The id to print for a proto stack frame id.
+    fn map(&mut self, id: i32) -> Result<i64, ProtoError> {
+        if id == 0 || !self.renumber {
+            return Ok(i64::from(id));
+        }
+        if let Some(&n) = self.memo.get(&id) {
+            return Ok(n);
+        }
+        let Some(index) = self.index else {
+            return err(format!(
+                "stack_frame_id {id} but the module has no stack frame index"
+            ));
+        };
+        // The chain, leaf first, stopping at a frame already mapped.
+        let mut chain = Vec::new();
+        let mut cur = id;
+        let mut parent_new = 0;
+        while cur != 0 {
+            if let Some(&n) = self.memo.get(&cur) {
+                parent_new = n;
+                break;
+            }
+            if chain.len() > index.stack_frames.len() || chain.contains(&cur) {
+                return err(format!("stack frame {id}: its parent chain has a cycle"));
+            }
+            let frame = usize::try_from(cur - 1)
+                .ok()
+                .and_then(|i| index.stack_frames.get(i))
+                .ok_or_else(|| ProtoError::new(format!("stack frame id {cur} does not exist")))?;
+            chain.push(cur);
+            cur = frame.parent_frame_id;
+        }
+        for &fid in chain.iter().rev() {
+            let frame = &index.stack_frames[(fid - 1) as usize];
+            let loc = usize::try_from(frame.file_location_id - 1)
+                .ok()
+                .and_then(|i| index.file_locations.get(i))
+                .ok_or_else(|| {
+                    ProtoError::new(format!(
+                        "file location id {} does not exist",
+                        frame.file_location_id
+                    ))
+                })?;
+            let name = |list: &[String], i: i32, what: &str| {
+                usize::try_from(i - 1)
+                    .ok()
+                    .and_then(|i| list.get(i))
+                    .cloned()
+                    .ok_or_else(|| ProtoError::new(format!("{what} id {i} does not exist")))
+            };
+            let file = name(&index.file_names, loc.file_name_id, "file name")?;
+            let func = name(&index.function_names, loc.function_name_id, "function name")?;
+            let out = &mut self.out;
+            let file_id = *self.files.entry(file.clone()).or_insert_with(|| {
+                out.file_names.push(file.into());
+                out.file_names.len() as i64
+            });
+            let func_id = *self.funcs.entry(func.clone()).or_insert_with(|| {
+                out.function_names.push(func.into());
+                out.function_names.len() as i64
+            });
+            let l = FileLocation {
+                file_name_id: file_id,
+                function_name_id: func_id,
+                line: loc.line.into(),
+                end_line: loc.end_line.into(),
+                column: loc.column.into(),
+                end_column: loc.end_column.into(),
+            };
+            let key = (
+                l.file_name_id,
+                l.function_name_id,
+                l.line,
+                l.end_line,
+                l.column,
+                l.end_column,
+            );
+            let loc_id = *self.locs.entry(key).or_insert_with(|| {
+                out.file_locations.push(l);
+                out.file_locations.len() as i64
+            });
+            let new_id = *self.frames.entry((loc_id, parent_new)).or_insert_with(|| {
+                out.stack_frames.push(StackFrame {
+                    file_location_id: loc_id,
+                    parent_frame_id: parent_new,
+                });
+                out.stack_frames.len() as i64
+            });
+            self.memo.insert(fid, new_id);
+            parent_new = new_id;
+        }
+        Ok(parent_new)
+    }
+
+    fn finish(self) -> Option<StackFrameIndex> {
+        if !self.renumber {
+            let index = self.index?;
+            return Some(StackFrameIndex {
+                file_names: index.file_names.iter().map(|s| s.as_str().into()).collect(),
+                function_names: index
+                    .function_names
+                    .iter()
+                    .map(|s| s.as_str().into())
+                    .collect(),
+                file_locations: index
+                    .file_locations
+                    .iter()
+                    .map(|l| FileLocation {
+                        file_name_id: l.file_name_id.into(),
+                        function_name_id: l.function_name_id.into(),
+                        line: l.line.into(),
+                        end_line: l.end_line.into(),
+                        column: l.column.into(),
+                        end_column: l.end_column.into(),
+                    })
+                    .collect(),
+                stack_frames: index
+                    .stack_frames
+                    .iter()
+                    .map(|f| StackFrame {
+                        file_location_id: f.file_location_id.into(),
+                        parent_frame_id: f.parent_frame_id.into(),
+                    })
+                    .collect(),
+            })
+            .filter(|i| *i != StackFrameIndex::default());
+        }
+        (self.out != StackFrameIndex::default()).then_some(self.out)
+    }
+}
+
+/// A value whose text is a range of the computation's text buffer.
+enum PVal {
+    Raw(Range<usize>),
+    Int(i64),
+    Ints(Box<[i64]>),
+    Comp(CompId),
+    Comps(Box<[CompId]>),
+    Str(Range<usize>),
+    BackendConfig(Range<usize>),
+    Direction(ComparisonDirection),
+    CompareType(ComparisonType),
+    ApiVersion(ApiVersion),
+}
+
+/// An instruction waiting for its computation's text buffer.
+struct Pending {
+    name: Range<usize>,
+    opcode: Opcode,
+    shape: Arc<Shape>,
+    operands: SmallVec<[InstrId; 4]>,
+    control: Vec<InstrId>,
+    attrs: SmallVec<[(&'static str, PVal); 2]>,
+    payload: Payload,
+}
+
+struct Reader<'p> {
+    comp_ids: FxMap<i64, usize>,
+    comp_refs: Vec<CompId>,
+    frames: Frames<'p>,
+    shapes: FxMap<Shape, Arc<Shape>>,
+    keys: FxMap<&'static str, SharedStr>,
+    schedule: Option<&'p HloScheduleProto>,
+    pool: Vec<HloInstructionProto>,
+}
+
+impl<'p> Reader<'p> {
+    fn new(data: &'p ModuleData<'_>, options: &ReadOptions) -> Result<Reader<'p>, ProtoError> {
+        let mut comp_ids = FxMap::default();
+        for (i, c) in data.comps.iter().enumerate() {
+            if comp_ids.insert(c.shell.id, i).is_some() {
+                return err(format!(
+                    "computation id {} is used twice ({})",
+                    c.shell.id, c.shell.name
+                ));
+            }
+        }
+        Ok(Reader {
+            comp_ids,
+            comp_refs: Vec::new(),
+            frames: Frames {
+                index: data.shell.stack_frame_index.as_ref(),
+                renumber: options.xla_order,
+                out: StackFrameIndex::default(),
+                memo: FxMap::default(),
+                files: FxMap::default(),
+                funcs: FxMap::default(),
+                locs: FxMap::default(),
+                frames: FxMap::default(),
+            },
+            shapes: FxMap::default(),
+            keys: FxMap::default(),
+            schedule: data.shell.schedule.as_ref(),
+            pool: Vec::new(),
+        })
+    }
+
+    fn run(mut self, data: &ModuleData<'_>) -> Result<Module, ProtoError> {
+        let shell = &data.shell;
+        let mut module = Module::new(shell.name.as_str());
+        self.comp_refs = data
+            .comps
+            .iter()
+            .map(|_| module.reserve_computation())
+            .collect();
+        let entry = *self
+            .comp_ids
+            .get(&shell.entry_computation_id)
+            .ok_or_else(|| {
+                ProtoError::new(format!(
+                    "the entry computation id {} does not exist",
+                    shell.entry_computation_id
+                ))
+            })?;
+        let mut built: Vec<Option<Computation>> = Vec::with_capacity(data.comps.len());
+        // Per computation, for each instruction in id order that calls
+        // computations, the computations it calls.
+        let mut calls: Vec<Vec<SmallVec<[usize; 2]>>> = Vec::with_capacity(data.comps.len());
+        for (i, c) in data.comps.iter().enumerate() {
+            let (comp, comp_calls) = self
+                .computation(c, shell.schedule.is_some())
+                .map_err(|e| e.context(format!("computation {}", c.shell.name)))?;
+            built.push(Some(comp));
+            calls.push(comp_calls);
+            let _ = i;
+        }
+        let mut order = computation_order(data, &calls, entry)?;
+        if !self.frames.renumber {
+            order = (0..data.comps.len()).collect();
+        }
+        for i in order {
+            let comp = built[i].take().expect("each computation is placed once");
+            module.define_computation(self.comp_refs[i], comp);
+        }
+        module.set_entry(self.comp_refs[entry]);
+        // Header: what XLA prints from the proto alone.
+        let mut header: Vec<Attr> = Vec::new();
+        if shell.schedule.is_some() {
+            header.push(Attr {
+                key: attr_key("is_scheduled"),
+                value: AttrValue::Raw("true".into()),
+            });
+        }
+        if let Some(alias) = &shell.input_output_alias {
+            if !alias.entries.is_empty() {
+                header.push(Attr {
+                    key: attr_key("input_output_alias"),
+                    value: AttrValue::Raw(alias_text(alias).into()),
+                });
+            }
+        }
+        if let Some(donor) = &shell.buffer_donor {
+            if !donor.entries.is_empty() {
+                header.push(Attr {
+                    key: attr_key("buffer_donor"),
+                    value: AttrValue::Raw(donor_text(donor).into()),
+                });
+            }
+        }
+        if let Some(ps) = &shell.host_program_shape {
+            let mut p = ProgramShape {
+                parameters: ps
+                    .parameters
+                    .iter()
+                    .map(|s| self.shape(s))
+                    .collect::<Result<_, _>>()?,
+                result: self.shape(ps.result.as_ref().unwrap_or(&ShapeProto::default()))?,
+            };
+            for s in p
+                .parameters
+                .iter_mut()
+                .chain(std::iter::once(&mut p.result))
+            {
+                s.fill_default_layouts();
+            }
+            header.push(Attr {
+                key: attr_key("entry_computation_layout"),
+                value: AttrValue::ProgramShape(Box::new(p)),
+            });
+        }
+        if let Some(fa) = &shell.frontend_attributes {
+            if !fa.map.is_empty() {
+                let mut s = String::new();
+                frontend_attributes_text(fa, &mut s);
+                header.push(Attr {
+                    key: attr_key("frontend_attributes"),
+                    value: AttrValue::Raw(s.into()),
+                });
+            }
+        }
+        module.header = header;
+        module.stack_frames = self.frames.finish();
+        module.style = PrintOptions::default_form();
+        Ok(module)
+    }
+
+    fn key(&mut self, k: &'static str) -> SharedStr {
+        self.keys.entry(k).or_insert_with(|| attr_key(k)).clone()
+    }
+
+    fn intern(&mut self, s: Shape) -> Arc<Shape> {
+        if let Some(a) = self.shapes.get(&s) {
+            return Arc::clone(a);
+        }
+        let a = Arc::new(s.clone());
+        self.shapes.insert(s, Arc::clone(&a));
+        a
+    }
+
+    fn shape(&self, p: &ShapeProto) -> Result<Shape, ProtoError> {
+        shape_from_proto(p, 0)
+    }
+
+    fn comp_ref(&self, id: i64) -> Result<(usize, CompId), ProtoError> {
+        match self.comp_ids.get(&id) {
+            Some(&i) => Ok((i, self.comp_refs[i])),
+            None => err(format!("called computation id {id} does not exist")),
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn computation(
+        &mut self,
+        data: &CompData<'_>,
+        scheduled: bool,
+    ) -> Result<(Computation, Vec<SmallVec<[usize; 2]>>), ProtoError> {
+        let n = data.instrs.len();
+        while self.pool.len() < n {
+            self.pool.push(HloInstructionProto::default());
+        }
+        let mut pool = std::mem::take(&mut self.pool);
+        let mut id_to_local: FxMap<i64, u32> = FxMap::default();
+        id_to_local.reserve(n);
+        for (i, bytes) in data.instrs.iter().enumerate() {
+            let p = &mut pool[i];
+            p.clear();
+            p.merge(*bytes)
+                .map_err(|e| ProtoError::decode("HloInstructionProto", e))?;
+            if id_to_local.insert(p.id, i as u32).is_some() {
+                return err(format!(
+                    "instruction id {} is used twice ({})",
+                    p.id, p.name
+                ));
+            }
+        }
+        let protos = &pool[..n];
+        let local = |id: i64, what: &str, user: &HloInstructionProto| {
+            id_to_local.get(&id).map(|&l| l as usize).ok_or_else(|| {
+                ProtoError::new(format!(
+                    "instruction {}: {what} id {id} does not exist in the computation",
+                    user.name
+                ))
+            })
+        };
+        let mut operands: Vec<SmallVec<[usize; 4]>> = Vec::with_capacity(n);
+        let mut controls: Vec<SmallVec<[usize; 1]>> = Vec::with_capacity(n);
+        let mut has_users = vec![false; n];
+        for p in protos {
+            let ops = p
+                .operand_ids
+                .iter()
+                .map(|&id| local(id, "operand", p))
+                .collect::<Result<SmallVec<_>, _>>()?;
+            let cps = p
+                .control_predecessor_ids
+                .iter()
+                .map(|&id| local(id, "control predecessor", p))
+                .collect::<Result<SmallVec<_>, _>>()?;
+            for &o in ops.iter().chain(cps.iter()) {
+                has_users[o] = true;
+            }
+            operands.push(ops);
+            controls.push(cps);
+        }
+        let mut by_id: Vec<usize> = (0..n).collect();
+        by_id.sort_unstable_by_key(|&i| protos[i].id);
+        // Stack frames are renumbered in id order.
+        for &i in &by_id {
+            if let Some(m) = &protos[i].metadata {
+                if m.stack_frame_id != 0 {
+                    self.frames.map(m.stack_frame_id)?;
+                }
+            }
+        }
+        // Called computations, in id order.
+        let mut calls: Vec<SmallVec<[usize; 2]>> = Vec::new();
+        for &i in &by_id {
+            if !protos[i].called_computation_ids.is_empty() {
+                let cs = protos[i]
+                    .called_computation_ids
+                    .iter()
+                    .map(|&c| self.comp_ref(c).map(|x| x.0))
+                    .collect::<Result<SmallVec<_>, _>>()?;
+                calls.push(cs);
+            }
+        }
+        let sequence = if scheduled {
+            self.schedule
+                .and_then(|s| s.sequences.get(&data.shell.id))
+                .map(|s| &s.instruction_ids)
+        } else {
+            None
+        };
+        let order: Vec<usize> = match sequence {
+            Some(seq) if seq.len() == n => seq
+                .iter()
+                .map(|&id| {
+                    id_to_local.get(&id).map(|&l| l as usize).ok_or_else(|| {
+                        ProtoError::new(format!(
+                            "the schedule names instruction id {id}, which does not exist"
+                        ))
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+            _ => post_order(&by_id, &operands, &controls, &has_users),
+        };
+        if order.len() != n {
+            return err("the operands of its instructions form a cycle");
+        }
+        // Convert in print order; operands must come first.
+        let mut text = String::with_capacity(n * 96);
+        let mut ids: Vec<Option<InstrId>> = vec![None; n];
+        let mut pending: Vec<Pending> = Vec::with_capacity(n);
+        for &i in &order {
+            let p = &protos[i];
+            let mut ops = SmallVec::new();
+            for &o in &operands[i] {
+                match ids[o] {
+                    Some(id) => ops.push(id),
+                    None => {
+                        return err(format!(
+                            "instruction {}: its operands form a cycle (operand {} comes after it)",
+                            p.name, protos[o].name
+                        ))
+                    }
+                }
+            }
+            let mut control = Vec::new();
+            for &o in &controls[i] {
+                match ids[o] {
+                    Some(id) => control.push(id),
+                    None => {
+                        return err(format!(
+                            "instruction {}: its control predecessors form a cycle",
+                            p.name
+                        ))
+                    }
+                }
+            }
+            let pend = self
+                .instruction(p, protos, &operands[i], ops, control, &mut text)
+                .map_err(|e| e.context(format!("instruction {}", p.name)))?;
+            ids[i] = Some(InstrId::new(pending.len()));
+            pending.push(pend);
+        }
+        // Materialize with slices of one shared buffer.
+        let buf = Arc::new(text);
+        let s = |r: &Range<usize>| {
+            SharedStr::slice(&buf, r.start, r.end).expect("ranges are within the buffer")
+        };
+        let mut comp = Computation::with_capacity(data.shell.name.as_str(), n);
+        for pend in pending {
+            let mut attrs = AttrList::new();
+            for (k, v) in pend.attrs {
+                let value = match v {
+                    PVal::Raw(r) => AttrValue::Raw(s(&r)),
+                    PVal::Int(x) => AttrValue::Int(x),
+                    PVal::Ints(x) => AttrValue::Ints(x),
+                    PVal::Comp(c) => AttrValue::Comp(c),
+                    PVal::Comps(c) => AttrValue::Comps(c),
+                    PVal::Str(r) => AttrValue::Str(s(&r)),
+                    PVal::BackendConfig(r) => AttrValue::BackendConfig(s(&r)),
+                    PVal::Direction(d) => AttrValue::Direction(d),
+                    PVal::CompareType(t) => AttrValue::CompareType(t),
+                    PVal::ApiVersion(a) => AttrValue::ApiVersion(a),
+                };
+                attrs.push(Attr {
+                    key: self.key(k),
+                    value,
+                });
+            }
+            let mut instr = Instruction::new(s(&pend.name), pend.opcode, pend.shape)
+                .with_operands(pend.operands);
+            instr.attrs = attrs;
+            instr.payload = pend.payload;
+            if !pend.control.is_empty() {
+                instr.control_predecessors = pend.control.into();
+            }
+            comp.push(instr);
+        }
+        let root = data.shell.root_id;
+        match id_to_local.get(&root).and_then(|&l| ids[l as usize]) {
+            Some(r) => comp.set_root(r),
+            None => return err(format!("the root id {root} does not exist")),
+        }
+        if !data.shell.execution_thread.is_empty() && data.shell.execution_thread != "main" {
+            comp.execution_thread = Some(data.shell.execution_thread.as_str().into());
+        }
+        self.pool = pool;
+        Ok((comp, calls))
+    }
+
+    /// One instruction: its attributes in the order XLA prints them.
+    fn instruction(
+        &mut self,
+        p: &HloInstructionProto,
+        protos: &[HloInstructionProto],
+        operand_locals: &[usize],
+        operands: SmallVec<[InstrId; 4]>,
+        control: Vec<InstrId>,
+        text: &mut String,
+    ) -> Result<Pending, ProtoError> {
+        let opcode = Opcode::from_name(&p.opcode)
+            .ok_or_else(|| ProtoError::new(format!("unknown opcode \"{}\"", p.opcode)))?;
+        let shape = match &p.shape {
+            Some(s) => {
+                let s = self.shape(s)?;
+                self.intern(s)
+            }
+            None => return err("has no shape"),
+        };
+        let name = push_range(text, |t| t.push_str(&p.name));
+        let mut a = Attrs {
+            list: SmallVec::new(),
+            text,
+        };
+        let mut payload = Payload::None;
+        use Opcode::*;
+        let operand_shape = |i: usize| {
+            operand_locals
+                .get(i)
+                .and_then(|&o| protos[o].shape.as_ref())
+                .map(|s| s.element_type)
+        };
+        let comps = |r: &Reader<'_>, ids: &[i64]| -> Result<Vec<CompId>, ProtoError> {
+            ids.iter().map(|&c| r.comp_ref(c).map(|x| x.1)).collect()
+        };
+        let called = comps(self, &p.called_computation_ids)?;
+        match opcode {
+            Parameter => {
+                payload = Payload::Parameter(p.parameter_number);
+                if let Some(r) = &p.parameter_replication {
+                    if !r.replicated_at_leaf_buffers.is_empty() {
+                        a.raw("parameter_replication", |t| {
+                            t.push('{');
+                            join(t, &r.replicated_at_leaf_buffers, ",", |t, b| {
+                                t.push_str(if *b { "true" } else { "false" })
+                            });
+                            t.push('}');
+                        });
+                    }
+                }
+            }
+            Constant => {
+                let lit = match &p.literal {
+                    Some(l) => literal_from_proto(l, &shape)?,
+                    None => return err("a constant without a literal"),
+                };
+                payload = Payload::Constant(Box::new(lit));
+            }
+            Compare => {
+                let d =
+                    ComparisonDirection::from_name(&p.comparison_direction).ok_or_else(|| {
+                        ProtoError::new(format!(
+                            "unknown comparison direction \"{}\"",
+                            p.comparison_direction
+                        ))
+                    })?;
+                a.list.push(("direction", PVal::Direction(d)));
+                if !p.comparison_type.is_empty() {
+                    let t = ComparisonType::from_name(&p.comparison_type).ok_or_else(|| {
+                        ProtoError::new(format!(
+                            "unknown comparison type \"{}\"",
+                            p.comparison_type
+                        ))
+                    })?;
+                    let default = operand_shape(0)
+                        .and_then(PrimitiveType::from_number)
+                        .map(ComparisonType::default_for);
+                    if Some(t) != default {
+                        a.list.push(("type", PVal::CompareType(t)));
+                    }
+                }
+            }
+            Iota => a.list.push((
+                "iota_dimension",
+                PVal::Int(*p.dimensions.first().unwrap_or(&0)),
+            )),
+            GetTupleElement => a.list.push(("index", PVal::Int(p.tuple_index))),
+            Broadcast | Concatenate | Reverse | Transpose | GetDimensionSize | SetDimensionSize
+            | Reduce | Map => {
+                a.list
+                    .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
+            }
+            Sort => {
+                a.list
+                    .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
+                if p.is_stable {
+                    a.raw("is_stable", |t| t.push_str("true"));
+                }
+            }
+            TopK => {
+                a.list
+                    .push(("k", PVal::Raw(push_range(a.text, |t| push_int(t, p.k)))));
+                a.raw("largest", |t| {
+                    t.push_str(if p.largest { "true" } else { "false" })
+                });
+            }
+            Slice => a.raw("slice", |t| {
+                t.push('{');
+                join(t, &p.slice_dimensions, ", ", |t, s| {
+                    t.push('[');
+                    push_int(t, s.start);
+                    t.push(':');
+                    push_int(t, s.limit);
+                    if s.stride != 1 {
+                        t.push(':');
+                        push_int(t, s.stride);
+                    }
+                    t.push(']');
+                });
+                t.push('}');
+            }),
+            DynamicSlice => a.raw("dynamic_slice_sizes", |t| ints(t, &p.dynamic_slice_sizes)),
+            Pad => {
+                if let Some(pc) = &p.padding_config {
+                    a.raw("padding", |t| padding_text(pc, t));
+                }
+            }
+            Dot => dot_attrs(&mut a, p),
+            Gather => {
+                let g = p.gather_dimension_numbers.clone().unwrap_or_default();
+                a.raw("offset_dims", |t| ints(t, &g.offset_dims));
+                a.raw("collapsed_slice_dims", |t| ints(t, &g.collapsed_slice_dims));
+                a.raw("start_index_map", |t| ints(t, &g.start_index_map));
+                if !g.operand_batching_dims.is_empty() {
+                    a.raw("operand_batching_dims", |t| {
+                        ints(t, &g.operand_batching_dims)
+                    });
+                }
+                if !g.start_indices_batching_dims.is_empty() {
+                    a.raw("start_indices_batching_dims", |t| {
+                        ints(t, &g.start_indices_batching_dims)
+                    });
+                }
+                a.raw("index_vector_dim", |t| push_int(t, g.index_vector_dim));
+                a.raw("slice_sizes", |t| ints(t, &p.gather_slice_sizes));
+                if p.indices_are_sorted {
+                    a.raw("indices_are_sorted", |t| t.push_str("true"));
+                }
+            }
+            Scatter => {
+                let s = p.scatter_dimension_numbers.clone().unwrap_or_default();
+                a.raw("update_window_dims", |t| ints(t, &s.update_window_dims));
+                a.raw("inserted_window_dims", |t| ints(t, &s.inserted_window_dims));
+                a.raw("scatter_dims_to_operand_dims", |t| {
+                    ints(t, &s.scatter_dims_to_operand_dims)
+                });
+                if !s.input_batching_dims.is_empty() {
+                    a.raw("input_batching_dims", |t| ints(t, &s.input_batching_dims));
+                }
+                if !s.scatter_indices_batching_dims.is_empty() {
+                    a.raw("scatter_indices_batching_dims", |t| {
+                        ints(t, &s.scatter_indices_batching_dims)
+                    });
+                }
+                a.raw("index_vector_dim", |t| push_int(t, s.index_vector_dim));
+                if p.indices_are_sorted {
+                    a.raw("indices_are_sorted", |t| t.push_str("true"));
+                }
+                if p.unique_indices {
+                    a.raw("unique_indices", |t| t.push_str("true"));
+                }
+            }
+            Fusion => {
+                a.raw("kind", |t| t.push_str(&p.fusion_kind));
+                if !p.output_operand_aliasing.is_empty() {
+                    a.raw("output_to_operand_aliasing", |t| {
+                        aliasing_text(&p.output_operand_aliasing, t)
+                    });
+                }
+            }
+            ReduceWindow | SelectAndScatter => {
+                if let Some(w) = &p.window {
+                    a.raw("window", |t| window_text(w, t));
+                }
+            }
+            Convolution => {
+                if let Some(w) = &p.window {
+                    if !w.dimensions.is_empty() {
+                        a.raw("window", |t| window_text(w, t));
+                    }
+                }
+                if let Some(d) = &p.convolution_dimension_numbers {
+                    a.raw("dim_labels", |t| dim_labels_text(d, t));
+                }
+                if p.feature_group_count > 1 {
+                    a.raw("feature_group_count", |t| {
+                        push_int(t, p.feature_group_count)
+                    });
+                }
+                if p.batch_group_count > 1 {
+                    a.raw("batch_group_count", |t| push_int(t, p.batch_group_count));
+                }
+                precision_attrs(&mut a, p);
+            }
+            CustomCall => custom_call_attrs(&mut a, p, self)?,
+            AllReduce | AllReduceStart | ReduceScatter | AllGather | AllGatherStart | AllToAll
+            | RaggedAllToAll | CollectiveBroadcast => {
+                if p.channel_id > 0 {
+                    a.raw("channel_id", |t| push_int(t, p.channel_id));
+                }
+                replica_groups_attr(&mut a, p);
+                if matches!(opcode, AllGather | AllGatherStart | ReduceScatter)
+                    || (opcode == AllToAll && !p.dimensions.is_empty())
+                {
+                    a.list
+                        .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
+                }
+                if p.constrain_layout {
+                    a.raw("constrain_layout", |t| t.push_str("true"));
+                }
+                if p.use_global_device_ids {
+                    a.raw("use_global_device_ids", |t| t.push_str("true"));
+                }
+            }
+            CollectivePermute | CollectivePermuteStart => {
+                if p.channel_id > 0 {
+                    a.raw("channel_id", |t| push_int(t, p.channel_id));
+                }
+                a.raw("source_target_pairs", |t| {
+                    t.push('{');
+                    join(t, &p.source_target_pairs, ",", |t, st| {
+                        t.push('{');
+                        push_int(t, st.source);
+                        t.push(',');
+                        push_int(t, st.target);
+                        t.push('}');
+                    });
+                    t.push('}');
+                });
+            }
+            Send | Recv | SendDone | RecvDone => {
+                if p.channel_id > 0 {
+                    a.raw("channel_id", |t| push_int(t, p.channel_id));
+                }
+                if p.is_host_transfer {
+                    a.raw("is_host_transfer", |t| t.push_str("true"));
+                }
+            }
+            BatchNormTraining | BatchNormInference | BatchNormGrad => {
+                a.raw("epsilon", |t| {
+                    crate::text::number::format_element(
+                        &LiteralData::F32(vec![p.epsilon]),
+                        PrimitiveType::F32,
+                        0,
+                        false,
+                        t,
+                    )
+                });
+                a.raw("feature_index", |t| push_int(t, p.feature_index));
+            }
+            ReducePrecision => {
+                a.raw("exponent_bits", |t| push_int(t, p.exponent_bits.into()));
+                a.raw("mantissa_bits", |t| push_int(t, p.mantissa_bits.into()));
+            }
+            RngGetAndUpdateState => a.raw("delta", |t| push_int(t, p.delta)),
+            Rng => a.raw("distribution", |t| {
+                t.push_str(match p.distribution {
+                    1 => "rng_uniform",
+                    2 => "rng_normal",
+                    _ => "rng_invalid",
+                })
+            }),
+            RngBitGenerator => a.raw("algorithm", |t| {
+                t.push_str(match p.rng_algorithm {
+                    1 => "rng_three_fry",
+                    2 => "rng_philox",
+                    _ => "rng_default",
+                })
+            }),
+            Cholesky if p.cholesky_options.as_ref().is_some_and(|c| c.lower) => {
+                a.raw("lower", |t| t.push_str("true"));
+            }
+            CopyStart => {
+                if let Some(i) = p.cross_program_prefetch_index {
+                    a.raw("cross_program_prefetch_index", |t| push_int(t, i.into()));
+                }
+            }
+            _ => {}
+        }
+        // Called computations, where XLA prints them.
+        match opcode {
+            While if called.len() == 2 => {
+                // XLA keeps the body first.
+                a.list.push(("condition", PVal::Comp(called[1])));
+                a.list.push(("body", PVal::Comp(called[0])));
+            }
+            SelectAndScatter if called.len() == 2 => {
+                a.list.push(("select", PVal::Comp(called[0])));
+                a.list.push(("scatter", PVal::Comp(called[1])));
+            }
+            Conditional => {
+                if operand_shape(0) == Some(PrimitiveType::Pred as i32) && called.len() == 2 {
+                    a.list.push(("true_computation", PVal::Comp(called[0])));
+                    a.list.push(("false_computation", PVal::Comp(called[1])));
+                } else {
+                    a.list
+                        .push(("branch_computations", PVal::Comps(called.clone().into())));
+                }
+            }
+            Call | Map | ReduceWindow | Reduce | AllReduce | ReduceScatter | AllReduceStart
+            | Scatter | Sort | TopK
+                if !called.is_empty() =>
+            {
+                a.list.push(("to_apply", PVal::Comp(called[0])));
+            }
+            CustomCall if !called.is_empty() => {
+                a.list
+                    .push(("called_computations", PVal::Comps(called.clone().into())));
+            }
+            _ if called.len() == 1 => a.list.push(("calls", PVal::Comp(called[0]))),
+            _ if !called.is_empty() => a.list.push(("calls", PVal::Comps(called.clone().into()))),
+            _ => {}
+        }
+        if opcode == Call && p.is_composite {
+            a.raw("is_composite", |t| t.push_str("true"));
+        }
+        if let Some(s) = &p.sharding {
+            a.raw("sharding", |t| sharding_text(s, t, true));
+        }
+        if let Some(fa) = &p.frontend_attributes {
+            if !fa.map.is_empty() {
+                a.raw("frontend_attributes", |t| frontend_attributes_text(fa, t));
+            }
+        }
+        if !control.is_empty() {
+            a.list.push(("control-predecessors", PVal::Raw(0..0)));
+        }
+        if let Some(sv) = &p.statistics_viz {
+            if !sv.statistics.is_empty() {
+                a.raw("statistics", |t| {
+                    t.push_str("{visualizing_index=");
+                    push_int(t, sv.stat_index_to_visualize);
+                    for s in &sv.statistics {
+                        t.push(',');
+                        t.push_str(&s.stat_name);
+                        t.push('=');
+                        crate::text::number::format_element(
+                            &LiteralData::F64(vec![s.stat_val]),
+                            PrimitiveType::F64,
+                            0,
+                            false,
+                            t,
+                        );
+                    }
+                    t.push('}');
+                });
+            }
+        }
+        if let Some(ra) = &p.result_accuracy {
+            result_accuracy_attr(&mut a, ra);
+        }
+        if let Some(m) = &p.metadata {
+            let sf = if m.stack_frame_id != 0 {
+                self.frames.map(m.stack_frame_id)?
+            } else {
+                0
+            };
+            if metadata_has_text(m) {
+                a.raw("metadata", |t| metadata_text(m, sf, t));
+            }
+        }
+        if !p.backend_config.is_empty() {
+            let s = std::str::from_utf8(&p.backend_config)
+                .map_err(|_| ProtoError::new("backend_config is not UTF-8"))?;
+            let r = push_range(a.text, |t| t.push_str(s));
+            a.list.push(("backend_config", PVal::BackendConfig(r)));
+        }
+        let attrs = a.list;
+        Ok(Pending {
+            name,
+            opcode,
+            shape,
+            operands,
+            control,
+            attrs,
+            payload,
+        })
+    }
+}
+
+/// Attributes being built, with the buffer their texts go to.
+struct Attrs<'t> {
+    list: SmallVec<[(&'static str, PVal); 2]>,
+    text: &'t mut String,
+}
+
+impl Attrs<'_> {
+    fn raw(&mut self, key: &'static str, f: impl FnOnce(&mut String)) {
+        let r = push_range(self.text, f);
+        self.list.push((key, PVal::Raw(r)));
+    }
+}
+
+fn push_range(text: &mut String, f: impl FnOnce(&mut String)) -> Range<usize> {
+    let start = text.len();
+    f(text);
+    start..text.len()
+}
+
+fn join<T>(t: &mut String, items: &[T], sep: &str, mut f: impl FnMut(&mut String, &T)) {
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            t.push_str(sep);
+        }
+        f(t, x);
+    }
+}
+
+fn ints(t: &mut String, v: &[i64]) {
+    t.push('{');
+    join(t, v, ",", |t, x| push_int(t, *x));
+    t.push('}');
+}
+
+fn quoted(t: &mut String, s: &str) {
+    t.push('"');
+    c_escape(s, t);
+    t.push('"');
+}
+
+fn dot_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {
+    let d = p.dot_dimension_numbers.clone().unwrap_or_default();
+    if !d.lhs_batch_dimensions.is_empty() {
+        a.raw("lhs_batch_dims", |t| ints(t, &d.lhs_batch_dimensions));
+    }
+    a.raw("lhs_contracting_dims", |t| {
+        ints(t, &d.lhs_contracting_dimensions)
+    });
+    if !d.rhs_batch_dimensions.is_empty() {
+        a.raw("rhs_batch_dims", |t| ints(t, &d.rhs_batch_dimensions));
+    }
+    a.raw("rhs_contracting_dims", |t| {
+        ints(t, &d.rhs_contracting_dimensions)
+    });
+    precision_attrs(a, p);
+}
+
+const PRECISIONS: &[&str] = &["default", "high", "highest"];
+
+fn precision_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {
+    if let Some(pc) = &p.precision_config {
+        if pc.operand_precision.iter().any(|&x| x != 0) {
+            a.raw("operand_precision", |t| {
+                t.push('{');
+                join(t, &pc.operand_precision, ",", |t, &x| {
+                    t.push_str(PRECISIONS.get(x as usize).copied().unwrap_or("default"))
+                });
+                t.push('}');
+            });
+        }
+        if pc.algorithm != 0 {
+            a.raw("algorithm", |t| t.push_str(algorithm_name(pc.algorithm)));
+        }
+    }
+}
+
+pub(crate) const ALGORITHMS: &[&str] = &[
+    "unset",
+    "dot_any_f8_any_f8_f32",
+    "dot_any_f8_any_f8_f32_fast_accum",
+    "dot_f16_f16_f16",
+    "dot_f16_f16_f32",
+    "dot_bf16_bf16_bf16",
+    "dot_bf16_bf16_f32",
+    "dot_bf16_bf16_f32_x3",
+    "dot_bf16_bf16_f32_x6",
+    "dot_tf32_tf32_f32",
+    "dot_tf32_tf32_f32_x3",
+    "dot_f32_f32_f32",
+    "dot_f64_f64_f64",
+    "dot_bf16_bf16_f32_x9",
+];
+
+fn algorithm_name(a: i32) -> &'static str {
+    ALGORITHMS.get(a as usize).copied().unwrap_or("unset")
+}
+
+fn custom_call_attrs(
+    a: &mut Attrs<'_>,
+    p: &HloInstructionProto,
+    r: &Reader<'_>,
+) -> Result<(), ProtoError> {
+    let range = push_range(a.text, |t| t.push_str(&p.custom_call_target));
+    a.list.push(("custom_call_target", PVal::Str(range)));
+    if let Some(w) = &p.window {
+        if !w.dimensions.is_empty() {
+            a.raw("window", |t| window_text(w, t));
+        }
+    }
+    if let Some(d) = &p.convolution_dimension_numbers {
+        a.raw("dim_labels", |t| dim_labels_text(d, t));
+    }
+    if p.feature_group_count > 1 {
+        a.raw("feature_group_count", |t| {
+            push_int(t, p.feature_group_count)
+        });
+    }
+    if p.batch_group_count > 1 {
+        a.raw("batch_group_count", |t| push_int(t, p.batch_group_count));
+    }
+    if p.constrain_layout {
+        let shapes = p
+            .operand_shapes_with_layout
+            .iter()
+            .map(|s| r.shape(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        a.raw("operand_layout_constraints", |t| {
+            t.push('{');
+            join(t, &shapes, ", ", |t, s| s.write(t, true));
+            t.push('}');
+        });
+    }
+    if p.custom_call_has_side_effect {
+        a.raw("custom_call_has_side_effect", |t| t.push_str("true"));
+    }
+    if !p.output_operand_aliasing.is_empty() {
+        a.raw("output_to_operand_aliasing", |t| {
+            aliasing_text(&p.output_operand_aliasing, t)
+        });
+    }
+    if p.custom_call_schedule != 0 {
+        a.raw("schedule", |t| {
+            t.push_str(match p.custom_call_schedule {
+                1 => "SCHEDULE_LATEST",
+                2 => "SCHEDULE_EARLIEST",
+                _ => "SCHEDULE_NONE",
+            })
+        });
+    }
+    let api = match p.custom_call_api_version {
+        0 => ApiVersion::Unspecified,
+        1 => ApiVersion::Original,
+        2 => ApiVersion::StatusReturning,
+        3 => ApiVersion::StatusReturningUnified,
+        4 => ApiVersion::TypedFfi,
+        v => return err(format!("unknown custom call api version {v}")),
+    };
+    if api != ApiVersion::Original {
+        a.list.push(("api_version", PVal::ApiVersion(api)));
+    }
+    Ok(())
+}
+
+fn replica_groups_attr(a: &mut Attrs<'_>, p: &HloInstructionProto) {
+    if let Some(m) = &p.mesh_axes_replica_group_list {
+        a.raw("replica_groups", |t| {
+            t.push_str("mesh[");
+            let axes = m.mesh.as_ref().map(|m| &m.axes[..]).unwrap_or(&[]);
+            join(t, axes, ",", |t, ax| {
+                t.push('\'');
+                t.push_str(&ax.name);
+                t.push_str("'=");
+                push_int(t, ax.size);
+            });
+            t.push_str("] {");
+            join(t, &m.axes, ",", |t, r| {
+                let name = usize::try_from(r.mesh_axis_index)
+                    .ok()
+                    .and_then(|i| axes.get(i))
+                    .map_or("?", |a| a.name.as_str());
+                t.push('\'');
+                t.push_str(name);
+                t.push('\'');
+                if let Some(s) = &r.sub_axis_info {
+                    t.push(':');
+                    t.push('(');
+                    push_int(t, s.pre_size);
+                    t.push(')');
+                    push_int(t, s.size);
+                }
+            });
+            t.push('}');
+        });
+        return;
+    }
+    let groups: &[ReplicaGroup] = match &p.collective_device_list {
+        Some(l) => {
+            if let Some(iota) = &l.iota_replica_group_list {
+                a.raw("replica_groups", |t| {
+                    t.push('[');
+                    push_int(t, iota.num_replica_groups);
+                    t.push(',');
+                    push_int(t, iota.num_devices_per_group);
+                    t.push_str("]<=[");
+                    join(t, &iota.iota_reshape_dims, ",", |t, x| push_int(t, *x));
+                    t.push(']');
+                    let identity = iota
+                        .iota_transpose_perm
+                        .iter()
+                        .enumerate()
+                        .all(|(i, &x)| x as usize == i);
+                    if !identity {
+                        t.push_str("T(");
+                        join(t, &iota.iota_transpose_perm, ",", |t, x| {
+                            push_int(t, i64::from(*x))
+                        });
+                        t.push(')');
+                    }
+                });
+                return;
+            }
+            &l.replica_groups
+        }
+        None => &p.replica_groups,
+    };
+    a.raw("replica_groups", |t| {
+        t.push('{');
+        join(t, groups, ",", |t, g| ints(t, &g.replica_ids));
+        t.push('}');
+    });
+}
+
+fn result_accuracy_attr(a: &mut Attrs<'_>, ra: &ResultAccuracy) {
+    if let Some(tol) = &ra.tolerance {
+        a.raw("result_accuracy", |t| {
+            t.push_str("{tolerance={atol=");
+            crate::text::number::format_element(
+                &LiteralData::F64(vec![tol.atol]),
+                PrimitiveType::F64,
+                0,
+                false,
+                t,
+            );
+            t.push_str(",rtol=");
+            crate::text::number::format_element(
+                &LiteralData::F64(vec![tol.rtol]),
+                PrimitiveType::F64,
+                0,
+                false,
+                t,
+            );
+            t.push_str(",ulps=");
+            push_int(t, tol.ulps);
+            t.push_str("}}");
+        });
+    } else if ra.mode == Some(1) {
+        a.raw("result_accuracy", |t| t.push_str("{mode=highest}"));
+    }
+}
+
+pub(crate) fn metadata_has_text(m: &OpMetadata) -> bool {
+    !m.op_type.is_empty()
+        || !m.op_name.is_empty()
+        || !m.source_file.is_empty()
+        || m.source_line != 0
+        || m.source_end_line != 0
+        || m.source_column != 0
+        || m.source_end_column != 0
+        || !m.profile_type.is_empty()
+        || !m.deduplicated_name.is_empty()
+        || !m.scheduling_name.is_empty()
+        || m.stack_frame_id != 0
+}
+
+/// `{op_type="..." op_name="..." ...}` as XLA's `OpMetadataToString`.
+pub(crate) fn metadata_text(m: &OpMetadata, stack_frame_id: i64, t: &mut String) {
+    t.push('{');
+    let start = t.len();
+    let sep = |t: &mut String| {
+        if t.len() > start {
+            t.push(' ');
+        }
+    };
+    let string = |t: &mut String, key: &str, v: &str| {
+        if !v.is_empty() {
+            sep(t);
+            t.push_str(key);
+            t.push('=');
+            quoted(t, v);
+        }
+    };
+    string(t, "op_type", &m.op_type);
+    string(t, "op_name", &m.op_name);
+    string(t, "source_file", &m.source_file);
+    let int = |t: &mut String, key: &str, v: i64| {
+        if v != 0 {
+            sep(t);
+            t.push_str(key);
+            t.push('=');
+            push_int(t, v);
+        }
+    };
+    int(t, "source_line", m.source_line.into());
+    int(t, "source_end_line", m.source_end_line.into());
+    int(t, "source_column", m.source_column.into());
+    int(t, "source_end_column", m.source_end_column.into());
+    if !m.profile_type.is_empty() {
+        sep(t);
+        t.push_str("profile_type={");
+        join(t, &m.profile_type, ",", |t, x| push_int(t, i64::from(*x)));
+        t.push('}');
+    }
+    let string = |t: &mut String, key: &str, v: &str| {
+        if !v.is_empty() {
+            sep(t);
+            t.push_str(key);
+            t.push('=');
+            quoted(t, v);
+        }
+    };
+    string(t, "deduplicated_name", &m.deduplicated_name);
+    string(t, "scheduling_name", &m.scheduling_name);
+    int(t, "stack_frame_id", stack_frame_id);
+    t.push('}');
+}
+
+/// `{key=value,...}`, sorted by key; values that read as one `{...}` token
+/// are printed raw, others quoted and escaped.
+pub(crate) fn frontend_attributes_text(fa: &FrontendAttributes, t: &mut String) {
+    t.push('{');
+    let mut first = true;
+    for (k, v) in &fa.map {
+        if !first {
+            t.push(',');
+        }
+        first = false;
+        t.push_str(k);
+        t.push('=');
+        if looks_like_json_object(v) {
+            t.push_str(v);
+        } else {
+            quoted(t, v);
+        }
+    }
+    t.push('}');
+}
+
+const SHARDING_TYPES: &[&str] = &[
+    "replicated",
+    "maximal",
+    "tuple",
+    "other",
+    "manual",
+    "unknown",
+    "unreduced",
+];
+
+/// `HloSharding::ToString`, from the proto.
+pub(crate) fn sharding_text(s: &OpSharding, t: &mut String, metadata: bool) {
+    if s.r#type == 2 {
+        t.push('{');
+        for (i, e) in s.tuple_shardings.iter().enumerate() {
+            if i > 0 {
+                t.push_str(", ");
+                if i % 5 == 0 {
+                    t.push_str("/*index=");
+                    push_int(t, i as i64);
+                    t.push_str("*/");
+                }
+            }
+            sharding_text(e, t, metadata);
+        }
+        t.push('}');
+        return;
+    }
+    t.push('{');
+    match s.r#type {
+        0 => t.push_str("replicated"),
+        4 => t.push_str("manual"),
+        5 => t.push_str("unknown"),
+        6 => t.push_str("unreduced"),
+        1 => {
+            t.push_str("maximal device=");
+            push_int(t, *s.tile_assignment_devices.first().unwrap_or(&0));
+        }
+        _ => {
+            t.push_str("devices=[");
+            join(t, &s.tile_assignment_dimensions, ",", |t, x| {
+                push_int(t, *x)
+            });
+            t.push(']');
+            if !s.iota_reshape_dims.is_empty() {
+                t.push_str("<=[");
+                join(t, &s.iota_reshape_dims, ",", |t, x| push_int(t, *x));
+                t.push(']');
+                let identity = s
+                    .iota_transpose_perm
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &x)| x as usize == i);
+                if !identity {
+                    t.push_str("T(");
+                    join(t, &s.iota_transpose_perm, ",", |t, x| {
+                        push_int(t, i64::from(*x))
+                    });
+                    t.push(')');
+                }
+            } else {
+                join(t, &s.tile_assignment_devices, ",", |t, x| push_int(t, *x));
+            }
+            if s.replicate_on_last_tile_dim {
+                t.push_str(" last_tile_dim_replicate");
+            }
+            if !s.last_tile_dims.is_empty() {
+                t.push_str(" last_tile_dims={");
+                join(t, &s.last_tile_dims, ", ", |t, &x| {
+                    t.push_str(SHARDING_TYPES.get(x as usize).copied().unwrap_or("other"))
+                });
+                t.push('}');
+            }
+        }
+    }
+    if s.is_shard_group {
+        t.push_str(if s.shard_group_type == 0 {
+            " shard_as "
+        } else {
+            " shard_like "
+        });
+        push_int(t, s.shard_group_id);
+    }
+    if metadata && !s.metadata.is_empty() {
+        t.push_str(" metadata={");
+        join(t, &s.metadata, ", ", |t, m| {
+            metadata_text(m, m.stack_frame_id.into(), t)
+        });
+        t.push('}');
+    }
+    t.push('}');
+}
+
+fn window_text(w: &Window, t: &mut String) {
+    t.push('{');
+    let dims = &w.dimensions;
+    let mut first = true;
+    let mut field =
+        |t: &mut String, name: &str, cond: bool, f: &dyn Fn(&mut String, &WindowDimension)| {
+            if !cond {
+                return;
+            }
+            if !first {
+                t.push(' ');
+            }
+            first = false;
+            t.push_str(name);
+            t.push('=');
+            join(t, dims, "x", f);
+        };
+    field(t, "size", true, &|t, d| push_int(t, d.size));
+    field(t, "stride", dims.iter().any(|d| d.stride != 1), &|t, d| {
+        push_int(t, d.stride)
+    });
+    field(
+        t,
+        "pad",
+        dims.iter()
+            .any(|d| d.padding_low != 0 || d.padding_high != 0),
+        &|t, d| {
+            push_int(t, d.padding_low);
+            t.push('_');
+            push_int(t, d.padding_high);
+        },
+    );
+    field(
+        t,
+        "lhs_dilate",
+        dims.iter().any(|d| d.base_dilation != 1),
+        &|t, d| push_int(t, d.base_dilation),
+    );
+    field(
+        t,
+        "rhs_dilate",
+        dims.iter().any(|d| d.window_dilation != 1),
+        &|t, d| push_int(t, d.window_dilation),
+    );
+    field(
+        t,
+        "rhs_reversal",
+        dims.iter().any(|d| d.window_reversal),
+        &|t, d| t.push(if d.window_reversal { '1' } else { '0' }),
+    );
+    t.push('}');
+}
+
+fn padding_text(pc: &PaddingConfig, t: &mut String) {
+    let interior = pc.dimensions.iter().any(|d| d.interior_padding != 0);
+    join(t, &pc.dimensions, "x", |t, d| {
+        push_int(t, d.edge_padding_low);
+        t.push('_');
+        push_int(t, d.edge_padding_high);
+        if interior {
+            t.push('_');
+            push_int(t, d.interior_padding);
+        }
+    });
+}
+
+fn dim_labels_text(d: &ConvolutionDimensionNumbers, t: &mut String) {
+    fn side(t: &mut String, rank: usize, named: &[(i64, char)], spatial: &[i64]) {
+        let mut chars = vec!['?'; rank];
+        for &(i, c) in named {
+            if let Some(x) = usize::try_from(i).ok().and_then(|i| chars.get_mut(i)) {
+                *x = c;
+            }
+        }
+        for (n, &i) in spatial.iter().enumerate() {
+            if let Some(x) = usize::try_from(i).ok().and_then(|i| chars.get_mut(i)) {
+                *x = char::from_digit(n as u32, 10).unwrap_or('?');
+            }
+        }
+        t.extend(chars);
+    }
+    let rank = d.input_spatial_dimensions.len() + 2;
+    side(
+        t,
+        rank,
+        &[
+            (d.input_batch_dimension, 'b'),
+            (d.input_feature_dimension, 'f'),
+        ],
+        &d.input_spatial_dimensions,
+    );
+    t.push('_');
+    side(
+        t,
+        rank,
+        &[
+            (d.kernel_input_feature_dimension, 'i'),
+            (d.kernel_output_feature_dimension, 'o'),
+        ],
+        &d.kernel_spatial_dimensions,
+    );
+    t.push_str("->");
+    side(
+        t,
+        rank,
+        &[
+            (d.output_batch_dimension, 'b'),
+            (d.output_feature_dimension, 'f'),
+        ],
+        &d.output_spatial_dimensions,
+    );
+}
+
+fn aliasing_text(list: &[OutputOperandAliasing], t: &mut String) {
+    t.push('{');
+    join(t, list, ", ", |t, x| {
+        ints(t, &x.output_shape_index);
+        t.push_str(": (");
+        push_int(t, x.operand_index);
+        t.push_str(", ");
+        ints(t, &x.operand_shape_index);
+        t.push(')');
+    });
+    t.push('}');
+}
+
+fn alias_text(alias: &HloInputOutputAliasProto) -> String {
+    let mut t = String::from("{ ");
+    join(&mut t, &alias.entries, ", ", |t, e| {
+        ints(t, &e.output_shape_index);
+        t.push_str(": (");
+        push_int(t, e.parameter_number);
+        t.push_str(", ");
+        ints(t, &e.parameter_shape_index);
+        t.push_str(if e.kind == 2 {
+            ", must-alias)"
+        } else {
+            ", may-alias)"
+        });
+    });
+    t.push_str(" }");
+    t
+}
+
+fn donor_text(donor: &HloBufferDonorProto) -> String {
+    let mut t = String::from("{ ");
+    join(&mut t, &donor.entries, ", ", |t, e| {
+        t.push('(');
+        push_int(t, e.parameter_number);
+        t.push_str(", ");
+        ints(t, &e.parameter_shape_index);
+        t.push(')');
+    });
+    t.push_str(" }");
+    t
+}
+
+/// XLA's `MakeInstructionPostOrder` over the id-ordered list (mirrors
+/// [`Computation::post_order`]).
+fn post_order(
+    list: &[usize],
+    operands: &[SmallVec<[usize; 4]>],
+    controls: &[SmallVec<[usize; 1]>],
+    has_users: &[bool],
+) -> Vec<usize> {
+    let n = list.len();
+    let mut mark = vec![0u8; n];
+    let mut order = Vec::with_capacity(n);
+    let mut stack = Vec::new();
+    for &start in list {
+        if has_users[start] || mark[start] != 0 {
+            continue;
+        }
+        stack.push(start);
+        while let Some(&cur) = stack.last() {
+            match mark[cur] {
+                2 => {
+                    stack.pop();
+                }
+                1 => {
+                    mark[cur] = 2;
+                    order.push(cur);
+                    stack.pop();
+                }
+                _ => {
+                    mark[cur] = 1;
+                    for &o in operands[cur].iter().rev() {
+                        if mark[o] == 0 {
+                            stack.push(o);
+                        }
+                    }
+                    for &o in controls[cur].iter().rev() {
+                        if mark[o] == 0 {
+                            stack.push(o);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    order
+}
+
+/// XLA's `MakeComputationPostOrder` over the computations sorted by id;
+/// fails on a cycle in the call graph.
+fn computation_order(
+    data: &ModuleData<'_>,
+    calls: &[Vec<SmallVec<[usize; 2]>>],
+    entry: usize,
+) -> Result<Vec<usize>, ProtoError> {
+    let n = data.comps.len();
+    // Cycle check: depth-first with colours.
+    let mut colour = vec![0u8; n];
+    for start in 0..n {
+        if colour[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize, usize)> = vec![(start, 0, 0)];
+        colour[start] = 1;
+        while let Some(top) = stack.last_mut() {
+            let (c, i, j) = *top;
+            let next = calls[c].get(i).and_then(|cs| cs.get(j).copied());
+            match next {
+                Some(callee) => {
+                    top.2 += 1;
+                    match colour[callee] {
+                        0 => {
+                            colour[callee] = 1;
+                            stack.push((callee, 0, 0));
+                        }
+                        1 => {
+                            return err(format!(
+                                "computation {} calls itself through computation {}",
+                                data.comps[callee].shell.name, data.comps[c].shell.name
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+                None if i < calls[c].len() => {
+                    top.1 += 1;
+                    top.2 = 0;
+                }
+                None => {
+                    colour[c] = 2;
+                    stack.pop();
+                }
+            }
+        }
+    }
+    let mut by_id: Vec<usize> = (0..n).collect();
+    by_id.sort_by_key(|&i| data.comps[i].shell.id);
+    let mut called = vec![false; n];
+    for cs in calls {
+        for c in cs.iter().flatten() {
+            called[*c] = true;
+        }
+    }
+    let mut added = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    for &root in &by_id {
+        if called[root] {
+            continue;
+        }
+        // MakeEmbeddedComputationsList: visited marked on push.
+        let mut visited = vec![false; n];
+        let mut post = Vec::new();
+        let mut st: Vec<(usize, usize)> = Vec::new();
+        let push_calls =
+            |cs: &SmallVec<[usize; 2]>, st: &mut Vec<(usize, usize)>, visited: &mut [bool]| {
+                for &c in cs.iter().rev() {
+                    if !visited[c] {
+                        visited[c] = true;
+                        st.push((c, 0));
+                    }
+                }
+            };
+        for cs in &calls[root] {
+            push_calls(cs, &mut st, &mut visited);
+            while let Some(top) = st.last_mut() {
+                let (c, i) = *top;
+                if i == calls[c].len() {
+                    st.pop();
+                    post.push(c);
+                } else {
+                    top.1 += 1;
+                    push_calls(&calls[c][i], &mut st, &mut visited);
+                }
+            }
+        }
+        for c in post {
+            if !added[c] {
+                added[c] = true;
+                order.push(c);
+            }
+        }
+        if !added[root] {
+            added[root] = true;
+            order.push(root);
+        }
+    }
+    // The entry is printed last among... wherever the post order puts it;
+    // computations reached only through cycles cannot exist (checked).
+    for &i in &by_id {
+        if !added[i] {
+            order.push(i);
+        }
+    }
+    let _ = entry;
+    Ok(order)
+}
+
+/// A shape from its proto; nesting is limited.
+pub(crate) fn shape_from_proto(p: &ShapeProto, depth: usize) -> Result<Shape, ProtoError> {
+    if depth > 64 {
+        return err("shapes nested too deeply");
+    }
+    Ok(match p.element_type {
+        13 => Shape::Tuple(
+            p.tuple_shapes
+                .iter()
+                .map(|s| shape_from_proto(s, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        17 => Shape::Token,
+        14 => Shape::Opaque,
+        n => {
+            let ty = PrimitiveType::from_number(n)
+                .filter(|t| t.is_array_element())
+                .ok_or_else(|| ProtoError::new(format!("invalid element type {n}")))?;
+            let dynamic = if p.is_dynamic_dimension.iter().any(|&d| d) {
+                if p.is_dynamic_dimension.len() != p.dimensions.len() {
+                    return err("is_dynamic_dimension and dimensions differ in length");
+                }
+                p.is_dynamic_dimension.clone()
+            } else {
+                Vec::new()
+            };
+            let layout = match &p.layout {
+                Some(l) => Some(layout_from_proto(l, p.dimensions.len())?),
+                None => None,
+            };
+            Shape::Array(ArrayShape {
+                element_type: ty,
+                dims: p.dimensions.clone(),
+                dynamic,
+                layout,
+            })
+        }
+    })
+}
+
+fn layout_from_proto(l: &LayoutProto, rank: usize) -> Result<Layout, ProtoError> {
+    if !l.minor_to_major.is_empty() && l.minor_to_major.len() != rank {
+        return err(format!(
+            "a layout of {} dimensions for a shape of rank {rank}",
+            l.minor_to_major.len()
+        ));
+    }
+    let mut x = LayoutExtras::default();
+    if !l.dim_level_types.is_empty() {
+        let mut s = String::from("D(");
+        for (i, &d) in l.dim_level_types.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(match d {
+                1 => "C",
+                2 => "S",
+                3 => "H",
+                _ => "D",
+            });
+            if l.dim_unique.get(i) == Some(&false) {
+                s.push('+');
+            }
+            if l.dim_ordered.get(i) == Some(&false) {
+                s.push('~');
+            }
+        }
+        s.push(')');
+        x.dim_level_types = Some(s.into());
+    }
+    x.tiles = l.tiles.iter().map(|t| Tile(t.dimensions.clone())).collect();
+    if l.tail_padding_alignment_in_elements > 1 {
+        x.tail_padding_alignment = Some(l.tail_padding_alignment_in_elements);
+    }
+    if l.index_primitive_type != 0 || l.pointer_primitive_type != 0 {
+        let name = |n: i32| PrimitiveType::from_number(n).map_or("invalid", |t| t.name());
+        let mut s = String::from("#(");
+        s.push_str(name(l.index_primitive_type));
+        s.push(')');
+        if l.pointer_primitive_type != 0 {
+            s.push_str("*(");
+            s.push_str(name(l.pointer_primitive_type));
+            s.push(')');
+        }
+        x.index_types = Some(s.into());
+    }
+    if l.element_size_in_bits != 0 {
+        x.element_size_bits = Some(l.element_size_in_bits);
+    }
+    if l.memory_space != 0 {
+        x.memory_space = Some(l.memory_space);
+    }
+    let mut rest = String::new();
+    if !l.split_configs.is_empty() {
+        rest.push_str("SC");
+        for s in &l.split_configs {
+            rest.push('(');
+            push_int(&mut rest, s.dimension);
+            rest.push(':');
+            join(&mut rest, &s.split_indices, ",", |t, x| push_int(t, *x));
+            rest.push(')');
+        }
+    }
+    if let Some(ps) = &l.physical_shape {
+        rest.push_str("P(");
+        shape_from_proto(ps, 1)?.write(&mut rest, true);
+        rest.push(')');
+    }
+    if l.dynamic_shape_metadata_prefix_bytes != 0 {
+        rest.push_str("M(");
+        push_int(&mut rest, l.dynamic_shape_metadata_prefix_bytes);
+        rest.push(')');
+    }
+    if !rest.is_empty() {
+        x.rest = Some(rest.into());
+    }
+    Ok(Layout {
+        minor_to_major: l.minor_to_major.clone(),
+        extras: (x != LayoutExtras::default()).then(|| Box::new(x)),
+    })
+}
+
+/// A literal's values, checked against the instruction's shape.
+pub(crate) fn literal_from_proto(l: &LiteralProto, shape: &Shape) -> Result<Literal, ProtoError> {
+    literal_inner(l, shape, 0)
+}
+
+fn literal_inner(l: &LiteralProto, shape: &Shape, depth: usize) -> Result<Literal, ProtoError> {
+    if depth > 64 {
+        return err("literals nested too deeply");
+    }
+    let data = match shape {
+        Shape::Tuple(elems) => {
+            if l.tuple_literals.len() != elems.len() {
+                return err(format!(
+                    "a tuple literal of {} elements for a tuple of {}",
+                    l.tuple_literals.len(),
+                    elems.len()
+                ));
+            }
+            LiteralData::Tuple(
+                l.tuple_literals
+                    .iter()
+                    .zip(elems)
+                    .map(|(e, s)| literal_inner(e, s, depth + 1))
+                    .collect::<Result<_, _>>()?,
+            )
+        }
+        Shape::Token | Shape::Opaque => LiteralData::Empty,
+        Shape::Array(a) => {
+            let n = usize::try_from(a.element_count())
+                .map_err(|_| ProtoError::new("a literal with a negative element count"))?;
+            array_data(l, a.element_type, n)?
+        }
+    };
+    Ok(Literal {
+        shape: shape.clone(),
+        data,
+    })
+}
+
+fn array_data(l: &LiteralProto, ty: PrimitiveType, n: usize) -> Result<LiteralData, ProtoError> {
+    use PrimitiveType::*;
+    let check = |len: usize| {
+        if len == n {
+            Ok(())
+        } else {
+            err(format!(
+                "a {} literal of {len} values for {n} elements",
+                ty.name()
+            ))
+        }
+    };
+    let le16 = |b: &[u8]| -> Result<Vec<u16>, ProtoError> {
+        check(b.len() / 2)?;
+        if b.len() % 2 != 0 {
+            return err("odd byte count in a 16-bit literal");
+        }
+        Ok(b.chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect())
+    };
+    Ok(match ty {
+        Pred => {
+            check(l.preds.len())?;
+            LiteralData::Pred(l.preds.clone())
+        }
+        S8 | S4 | S2 | S1 => {
+            let b = match ty {
+                S8 => &l.s8s,
+                S4 => &l.s4s,
+                S2 => &l.s2s,
+                _ => &l.s1s,
+            };
+            check(b.len())?;
+            LiteralData::Int(b.iter().map(|&x| i64::from(x as i8)).collect())
+        }
+        U8 | U4 | U2 | U1 => {
+            let b = match ty {
+                U8 => &l.u8s,
+                U4 => &l.u4s,
+                U2 => &l.u2s,
+                _ => &l.u1s,
+            };
+            check(b.len())?;
+            LiteralData::UInt(b.iter().map(|&x| u64::from(x)).collect())
+        }
+        S16 => LiteralData::Int(
+            le16(&l.s16s)?
+                .into_iter()
+                .map(|x| i64::from(x as i16))
+                .collect(),
+        ),
+        U16 => LiteralData::UInt(le16(&l.u16s)?.into_iter().map(u64::from).collect()),
+        S32 => {
+            check(l.s32s.len())?;
+            LiteralData::Int(l.s32s.iter().map(|&x| i64::from(x)).collect())
+        }
+        S64 => {
+            check(l.s64s.len())?;
+            LiteralData::Int(l.s64s.clone())
+        }
+        U32 => {
+            check(l.u32s.len())?;
+            LiteralData::UInt(l.u32s.iter().map(|&x| u64::from(x)).collect())
+        }
+        U64 => {
+            check(l.u64s.len())?;
+            LiteralData::UInt(l.u64s.clone())
+        }
+        F16 => LiteralData::F16(le16(&l.f16s)?.into_iter().map(f16::from_bits).collect()),
+        Bf16 => LiteralData::Bf16(le16(&l.bf16s)?.into_iter().map(bf16::from_bits).collect()),
+        F32 => {
+            check(l.f32s.len())?;
+            LiteralData::F32(l.f32s.clone())
+        }
+        F64 => {
+            check(l.f64s.len())?;
+            LiteralData::F64(l.f64s.clone())
+        }
+        C64 => {
+            check(l.c64s.len() / 2)?;
+            LiteralData::C64(l.c64s.chunks_exact(2).map(|c| (c[0], c[1])).collect())
+        }
+        C128 => {
+            check(l.c128s.len() / 2)?;
+            LiteralData::C128(l.c128s.chunks_exact(2).map(|c| (c[0], c[1])).collect())
+        }
+        t if t.minifloat().is_some() => {
+            let b = minifloat_bytes(l, t);
+            check(b.len())?;
+            LiteralData::MiniFloat(b.to_vec())
+        }
+        t => return err(format!("no literal values for element type {}", t.name())),
+    })
+}
+
+pub(crate) fn minifloat_bytes(l: &LiteralProto, t: PrimitiveType) -> &Vec<u8> {
+    use PrimitiveType::*;
+    match t {
+        F4E2M1FN => &l.f4e2m1fns,
+        F8E3M4 => &l.f8e3m4s,
+        F8E4M3B11FNUZ => &l.f8e4m3b11fnuzs,
+        F8E4M3FN => &l.f8e4m3fns,
+        F8E4M3FNUZ => &l.f8e4m3fnuzs,
+        F8E4M3 => &l.f8e4m3s,
+        F8E5M2FNUZ => &l.f8e5m2fnuzs,
+        F8E5M2 => &l.f8e5m2s,
+        _ => &l.f8e8m0fnus,
+    }
+}

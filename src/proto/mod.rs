@@ -1,0 +1,159 @@
+//! Binary `HloModuleProto` input and output, as XLA's tools read and
+//! write it.
+//!
+//! - [`messages`]: the protobuf messages, with XLA's field numbers, written
+//!   with `prost`; fields this crate does not model are kept as raw bytes
+//!   and written back ([`messages::Ext`]);
+//! - [`from_proto`]: proto -> IR, printing exactly what XLA prints for it;
+//! - [`to_proto`]: IR -> proto, as XLA's `HloModule::ToProto` writes it.
+//!
+//! [`read_module`] also accepts the `HloProto` and `HloSnapshot` wrappers.
+
+pub mod from_proto;
+pub mod messages;
+pub mod to_proto;
+
+pub use from_proto::{module_from_proto, ReadOptions};
+pub use to_proto::{module_to_proto, module_to_proto_bytes};
+
+use prost::encoding::{decode_key, decode_varint, WireType};
+use std::fmt;
+
+/// A proto that cannot be read (malformed wire data, or a module that does
+/// not hold together), or a module that cannot be written as a proto.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProtoError {
+    pub message: String,
+}
+
+impl ProtoError {
+    pub fn new(message: impl Into<String>) -> ProtoError {
+        ProtoError {
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn decode(what: &str, e: prost::DecodeError) -> ProtoError {
+        ProtoError::new(format!("malformed {what}: {e}"))
+    }
+
+    /// Prefixes where the error was found.
+    pub fn context(self, place: impl fmt::Display) -> ProtoError {
+        ProtoError::new(format!("{place}: {}", self.message))
+    }
+}
+
+impl fmt::Display for ProtoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ProtoError {}
+
+/// The top-level fields of a message: (tag, wire type, value bytes for
+/// length-delimited ones); `None` if it does not parse.
+fn top_fields(mut b: &[u8]) -> Option<Vec<(u32, WireType, &[u8])>> {
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let (tag, wt) = decode_key(&mut b).ok()?;
+        let value: &[u8] = match wt {
+            WireType::Varint => {
+                decode_varint(&mut b).ok()?;
+                &[]
+            }
+            WireType::SixtyFourBit => {
+                b = b.get(8..)?;
+                &[]
+            }
+            WireType::ThirtyTwoBit => {
+                b = b.get(4..)?;
+                &[]
+            }
+            WireType::LengthDelimited => {
+                let len = usize::try_from(decode_varint(&mut b).ok()?).ok()?;
+                let v = b.get(..len)?;
+                b = &b[len..];
+                v
+            }
+            _ => return None,
+        };
+        out.push((tag, wt, value));
+    }
+    Some(out)
+}
+
+/// Whether bytes look like an `HloModuleProto`: they parse, every tag is
+/// one of its fields, and they have an entry computation id or computations.
+fn looks_like_module(b: &[u8]) -> bool {
+    let Some(fs) = top_fields(b) else {
+        return false;
+    };
+    fs.iter().all(|f| (1..=19).contains(&f.0))
+        && fs.iter().any(|f| {
+            (f.0 == 6 && f.1 == WireType::Varint) || (f.0 == 3 && f.1 == WireType::LengthDelimited)
+        })
+}
+
+fn field_one(b: &[u8]) -> Option<&[u8]> {
+    top_fields(b)?
+        .into_iter()
+        .find(|f| f.0 == 1 && f.1 == WireType::LengthDelimited)
+        .map(|f| f.2)
+}
+
+/// Which message a binary proto holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wrapper {
+    HloModuleProto,
+    HloProto,
+    HloSnapshot,
+}
+
+/// The encoded `HloModuleProto` inside `bytes`, which may be a bare module,
+/// an `HloProto` (module in field 1) or an `HloSnapshot` (`HloProto` in
+/// field 1).
+pub fn unwrap_module(bytes: &[u8]) -> (Wrapper, &[u8]) {
+    if let Some(inner) = field_one(bytes) {
+        if looks_like_module(inner) {
+            return (Wrapper::HloProto, inner);
+        }
+        if let Some(inner2) = field_one(inner) {
+            if looks_like_module(inner2) {
+                return (Wrapper::HloSnapshot, inner2);
+            }
+        }
+    }
+    (Wrapper::HloModuleProto, bytes)
+}
+
+/// Reads a binary `HloModuleProto`, `HloProto` or `HloSnapshot`.
+pub fn read_module(bytes: &[u8]) -> Result<crate::ir::Module, ProtoError> {
+    read_module_with(bytes, &ReadOptions::default())
+}
+
+pub fn read_module_with(
+    bytes: &[u8],
+    options: &ReadOptions,
+) -> Result<crate::ir::Module, ProtoError> {
+    let (_, module) = unwrap_module(bytes);
+    module_from_proto(module, options)
+}
+
+/// Whether a file's bytes are a binary proto rather than HLO text: text
+/// modules are UTF-8 and start (after blanks and comments) with a letter,
+/// `%` or `ENTRY`; a proto starts with a field key, never printable text
+/// followed by valid UTF-8 throughout.
+pub fn looks_like_proto(bytes: &[u8]) -> bool {
+    let text_like = std::str::from_utf8(bytes).is_ok_and(|s| {
+        let t = s.trim_start();
+        t.is_empty()
+            || t.starts_with("HloModule")
+            || t.starts_with("ENTRY")
+            || t.starts_with('%')
+            || t.starts_with("//")
+            || t.starts_with("/*")
+            || t.as_bytes()[0].is_ascii_alphabetic()
+    });
+    !text_like && top_fields(bytes).is_some()
+}
