@@ -6,9 +6,11 @@
 //! - [`text`]: the HLO text parser and printer;
 //! - [`passes`]: the pass interface, registry and pipeline;
 //! - [`proto`]: binary `HloModuleProto` reading and writing;
-//! - [`contract`]: the checks of the Neuron custom calls run before the passes.
+//! - [`contract`]: the checks of the Neuron custom calls run before the passes;
+//! - [`interp`]: the reference interpreter, `.npz` I/O and `--check-numerics`.
 
 pub mod contract;
+pub mod interp;
 pub mod ir;
 pub mod passes;
 pub mod proto;

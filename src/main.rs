@@ -51,6 +51,17 @@ struct Cli {
     #[arg(long)]
     no_contract_checks: bool,
 
+    /// Prove the rewrites numerically: evaluate the module (reference
+    /// interpreter, seeded inputs) before the passes and after every pass
+    /// that changed it, print a table per pass (stderr), and fail naming
+    /// the pass and the output when one moves beyond its tolerance.
+    #[arg(long)]
+    check_numerics: bool,
+
+    /// Seed of --check-numerics' inputs.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    check_seed: u64,
+
     /// Input format: `text` (HLO text) or `proto` (binary HloModuleProto,
     /// HloProto or HloSnapshot). Default: by extension (`.pb` is proto,
     /// `.hlo`/`.txt` text), else by content.
@@ -69,6 +80,10 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    // `hlo-opt eval ...`: the reference interpreter (src/interp/cli.rs).
+    if std::env::args_os().nth(1).is_some_and(|a| a == "eval") {
+        return hlo_opt::interp::cli::main(std::env::args_os().collect());
+    }
     let cli = Cli::parse();
     let level = match cli.verbose {
         0 => log::LevelFilter::Warn,
@@ -123,9 +138,14 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.all_computations {
         pipeline.options.scope = Scope::AllComputations;
     }
-    let runs = pipeline
-        .run(&mut module)
-        .map_err(|e| format!("{file_name}: error: {e}"))?;
+    let runs = if cli.check_numerics {
+        hlo_opt::interp::check::run_pipeline_checked(&mut module, &pipeline, cli.check_seed)
+            .map_err(|e| format!("{file_name}: error: {e}"))?
+    } else {
+        pipeline
+            .run(&mut module)
+            .map_err(|e| format!("{file_name}: error: {e}"))?
+    };
     if cli.report {
         if runs.is_empty() {
             eprintln!("no passes ran");

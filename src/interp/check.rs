@@ -1,0 +1,426 @@
+//! Comparing outputs, and `--check-numerics`: a numeric proof of every
+//! rewrite a pipeline makes.
+//!
+//! Tolerances, per element type: integers, pred and indices exactly;
+//! floats `|got - want| <= rtol * (|want| + max|want|)`, where `max|want|`
+//! is the largest finite magnitude of that output (so near-zero elements of
+//! a large output get the output's scale), with `rtol` = 1e-10 for f64,
+//! 1e-5 for f32, 2e-3 for f16, 1e-2 for bf16 and 2^-(mantissa bits) for the
+//! 8-bit floats. NaN must meet NaN (either sign) and infinities the same
+//! infinity.
+
+use super::array::{Array, Data, Value};
+use super::{evaluate, EvalError};
+use crate::ir::{Module, PrimitiveType};
+use crate::passes::{Pass, PassContext, PassError, PassOptions, PassRun};
+use std::fmt;
+use std::time::Instant;
+
+/// The relative tolerance of a float type (0 for exact types).
+pub fn rtol(ty: PrimitiveType) -> f64 {
+    match ty {
+        PrimitiveType::F64 => 1e-10,
+        PrimitiveType::F32 => 1e-5,
+        PrimitiveType::F16 => 2e-3,
+        PrimitiveType::Bf16 => 1e-2,
+        t => match t.minifloat() {
+            // E8M0 (no mantissa) is compared exactly.
+            Some(m) if m.mantissa_bits > 0 => 2f64.powi(-(m.mantissa_bits as i32)),
+            _ => 0.0,
+        },
+    }
+}
+
+/// How two arrays differ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diff {
+    pub max_abs: f64,
+    /// max |got - want| / max|want|.
+    pub max_rel: f64,
+    pub tolerance: f64,
+    /// Elements outside the tolerance.
+    pub bad: usize,
+    /// The first such element: (flat index, got, want).
+    pub first_bad: Option<(usize, f64, f64)>,
+    /// Shapes or types differ (nothing else is compared).
+    pub shape_mismatch: Option<String>,
+}
+
+impl Diff {
+    pub fn ok(&self) -> bool {
+        self.bad == 0 && self.shape_mismatch.is_none()
+    }
+}
+
+impl fmt::Display for Diff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(m) = &self.shape_mismatch {
+            return f.write_str(m);
+        }
+        write!(
+            f,
+            "max abs err {:.3e}, max rel err {:.3e} (tolerance {:.0e}), {} elements out of tolerance",
+            self.max_abs, self.max_rel, self.tolerance, self.bad
+        )?;
+        if let Some((i, g, w)) = self.first_bad {
+            write!(f, ", first at flat index {i}: got {g}, want {w}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The relative tolerance `--check-numerics` allows a rewrite: ten times
+/// [`rtol`] for f32/f64 and twice for narrower floats. A rewrite changes
+/// where values are rounded (a softmax call computes in f64 and rounds
+/// once); the difference of one rounding propagates through the rest of a
+/// model (the 4-layer GPT's logits move by 2.6e-5 of their maximum when its
+/// softmaxes become calls). A wrong rewrite moves outputs by O(1).
+pub fn check_rtol(ty: PrimitiveType) -> f64 {
+    match ty {
+        PrimitiveType::F64 | PrimitiveType::F32 => 10.0 * rtol(ty),
+        t => 2.0 * rtol(t),
+    }
+}
+
+/// Compares `got` with the reference `want` ([`rtol`] times `scale`).
+pub fn compare_arrays(got: &Array, want: &Array, scale: f64) -> Diff {
+    compare_with(got, want, rtol(want.ty) * scale)
+}
+
+/// Compares `got` with the reference `want` at relative tolerance `tol`.
+pub fn compare_with(got: &Array, want: &Array, tol: f64) -> Diff {
+    let mut d = Diff {
+        max_abs: 0.0,
+        max_rel: 0.0,
+        tolerance: tol,
+        bad: 0,
+        first_bad: None,
+        shape_mismatch: None,
+    };
+    if got.ty != want.ty || got.dims != want.dims {
+        d.shape_mismatch = Some(format!(
+            "got {}, want {}",
+            got.shape_text(),
+            want.shape_text()
+        ));
+        return d;
+    }
+    let exact = !want.ty.is_float();
+    if exact {
+        let equal: Vec<bool> = match (&got.data, &want.data) {
+            (Data::S(a), Data::S(b)) => a.iter().zip(b).map(|(x, y)| x == y).collect(),
+            (Data::U(a), Data::U(b)) => a.iter().zip(b).map(|(x, y)| x == y).collect(),
+            (Data::Pred(a), Data::Pred(b)) => a.iter().zip(b).map(|(x, y)| x == y).collect(),
+            _ => vec![false; got.len()],
+        };
+        let g = got.to_f64_vec();
+        let w = want.to_f64_vec();
+        for (i, e) in equal.iter().enumerate() {
+            if !e {
+                d.bad += 1;
+                d.max_abs = d.max_abs.max((g[i] - w[i]).abs());
+                if d.first_bad.is_none() {
+                    d.first_bad = Some((i, g[i], w[i]));
+                }
+            }
+        }
+        return d;
+    }
+    let g = got.to_f64_vec();
+    let w = want.to_f64_vec();
+    let maxw = w
+        .iter()
+        .filter(|x| x.is_finite())
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    for (i, (&a, &b)) in g.iter().zip(&w).enumerate() {
+        let ok = if b.is_nan() || a.is_nan() {
+            a.is_nan() && b.is_nan()
+        } else if b.is_infinite() || a.is_infinite() {
+            a == b
+        } else {
+            let e = (a - b).abs();
+            d.max_abs = d.max_abs.max(e);
+            if maxw > 0.0 {
+                d.max_rel = d.max_rel.max(e / maxw);
+            }
+            e <= d.tolerance * (b.abs() + maxw)
+        };
+        if !ok {
+            d.bad += 1;
+            if d.first_bad.is_none() {
+                d.first_bad = Some((i, a, b));
+            }
+        }
+    }
+    d
+}
+
+/// One output's row in a check table.
+#[derive(Clone, Debug)]
+pub struct OutputRow {
+    pub name: String,
+    pub shape: String,
+    pub diff: Diff,
+}
+
+/// What `--check-numerics` saw after one pass.
+#[derive(Clone, Debug)]
+pub struct PassCheck {
+    pub pass: &'static str,
+    pub changed: bool,
+    pub rows: Vec<OutputRow>,
+    /// Outputs the pass added (not compared).
+    pub extra_outputs: usize,
+}
+
+impl PassCheck {
+    /// The per-pass table.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "check-numerics: pass {}: {}\n",
+            self.pass,
+            if self.changed {
+                "changed, outputs re-evaluated"
+            } else {
+                "unchanged"
+            }
+        );
+        if !self.changed {
+            return s;
+        }
+        s.push_str(&format!(
+            "  {:<8} {:<24} {:>12} {:>12} {:>10}  {}\n",
+            "output", "shape", "max abs err", "max rel err", "tolerance", "result"
+        ));
+        for r in &self.rows {
+            let verdict = if r.diff.ok() {
+                "ok".to_string()
+            } else if let Some(m) = &r.diff.shape_mismatch {
+                format!("FAIL: {m}")
+            } else {
+                format!("FAIL: {} elements", r.diff.bad)
+            };
+            s.push_str(&format!(
+                "  {:<8} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {}\n",
+                r.name, r.shape, r.diff.max_abs, r.diff.max_rel, r.diff.tolerance, verdict
+            ));
+        }
+        if self.extra_outputs > 0 {
+            s.push_str(&format!(
+                "  ({} output(s) added by the pass, not compared)\n",
+                self.extra_outputs
+            ));
+        }
+        s
+    }
+}
+
+/// Why a checked pipeline stopped.
+#[derive(Debug)]
+pub enum CheckError {
+    /// A pass failed by itself.
+    Pass(PassError),
+    /// The module could not be evaluated (before the passes, or after one).
+    Eval {
+        pass: Option<&'static str>,
+        error: EvalError,
+    },
+    /// An output moved beyond its tolerance.
+    Mismatch {
+        pass: &'static str,
+        output: String,
+        shape: String,
+        diff: Box<Diff>,
+    },
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Pass(e) => write!(f, "{e}"),
+            CheckError::Eval { pass: None, error } => write!(
+                f,
+                "check-numerics: cannot evaluate the module before the passes: {error}"
+            ),
+            CheckError::Eval {
+                pass: Some(p),
+                error,
+            } => write!(
+                f,
+                "check-numerics: cannot evaluate the module after pass {p}: {error}"
+            ),
+            CheckError::Mismatch {
+                pass,
+                output,
+                shape,
+                diff,
+            } => write!(
+                f,
+                "check-numerics: pass {pass} changed output {output} ({shape}): {diff}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// Settings of a checked run.
+#[derive(Clone, Debug)]
+pub struct CheckConfig {
+    /// Inputs; `None`: seeded random inputs.
+    pub inputs: Option<Vec<Value>>,
+    pub seed: u64,
+    /// Multiplies every tolerance.
+    pub tolerance_scale: f64,
+    pub verify_each: bool,
+}
+
+impl Default for CheckConfig {
+    fn default() -> Self {
+        CheckConfig {
+            inputs: None,
+            seed: 0,
+            tolerance_scale: 1.0,
+            verify_each: true,
+        }
+    }
+}
+
+/// Runs `passes` in order on `module`; evaluates the module before them
+/// and again after every pass that changed it, comparing every output with
+/// the outputs before the passes. `on_pass` sees each pass's table as soon
+/// as it is known. Stops at the first pass that moves an output beyond
+/// tolerance, naming the pass and the output.
+pub fn run_checked(
+    module: &mut Module,
+    passes: Vec<Box<dyn Pass>>,
+    options: &PassOptions,
+    cfg: &CheckConfig,
+    on_pass: &mut dyn FnMut(&PassCheck),
+) -> Result<(Vec<PassRun>, Vec<PassCheck>), CheckError> {
+    let inputs = match &cfg.inputs {
+        Some(v) => v.clone(),
+        None => super::random::random_inputs(module, cfg.seed)
+            .map_err(|error| CheckError::Eval { pass: None, error })?,
+    };
+    // The reference is computed when a pass first changes the module, so
+    // a module no pass touches is never evaluated.
+    let original = module.clone();
+    let mut reference: Option<Vec<std::sync::Arc<Array>>> = None;
+    let mut runs = Vec::new();
+    let mut checks = Vec::new();
+    for mut pass in passes {
+        let mut ctx = PassContext::new(options.clone());
+        let start = Instant::now();
+        let changed = pass.run(module, &mut ctx).map_err(CheckError::Pass)?;
+        let elapsed = start.elapsed();
+        if cfg.verify_each {
+            crate::ir::verify::verify(module).map_err(|error| {
+                CheckError::Pass(PassError::Verifier {
+                    pass: pass.name(),
+                    error,
+                })
+            })?;
+        }
+        runs.push(PassRun {
+            name: pass.name(),
+            changed,
+            elapsed,
+            report: ctx.report,
+        });
+        let mut check = PassCheck {
+            pass: pass.name(),
+            changed,
+            rows: Vec::new(),
+            extra_outputs: 0,
+        };
+        if changed {
+            if reference.is_none() {
+                reference = Some(
+                    evaluate(&original, &inputs)
+                        .map_err(|error| CheckError::Eval { pass: None, error })?
+                        .leaves(),
+                );
+            }
+            let reference = reference.as_deref().unwrap_or_default();
+            let got = evaluate(module, &inputs)
+                .map_err(|error| CheckError::Eval {
+                    pass: Some(pass.name()),
+                    error,
+                })?
+                .leaves();
+            for (i, want) in reference.iter().enumerate() {
+                let name = format!("out{i}");
+                let shape = want.shape_text();
+                let diff = match got.get(i) {
+                    Some(g) => compare_with(g, want, check_rtol(want.ty) * cfg.tolerance_scale),
+                    None => Diff {
+                        max_abs: 0.0,
+                        max_rel: 0.0,
+                        tolerance: 0.0,
+                        bad: 0,
+                        first_bad: None,
+                        shape_mismatch: Some("the output is gone".into()),
+                    },
+                };
+                check.rows.push(OutputRow { name, shape, diff });
+            }
+            check.extra_outputs = got.len().saturating_sub(reference.len());
+        }
+        on_pass(&check);
+        let failed = check
+            .rows
+            .iter()
+            .find(|r| !r.diff.ok())
+            .map(|r| (r.name.clone(), r.shape.clone(), r.diff.clone()));
+        checks.push(check);
+        if let Some((output, shape, diff)) = failed {
+            return Err(CheckError::Mismatch {
+                pass: pass.name(),
+                output,
+                shape,
+                diff: Box::new(diff),
+            });
+        }
+    }
+    Ok((runs, checks))
+}
+
+/// Makes the passes of a pipeline by name (the registry's).
+pub fn make_passes(names: &[&str]) -> Result<Vec<Box<dyn Pass>>, crate::passes::UnknownPass> {
+    names
+        .iter()
+        .map(|n| {
+            crate::passes::find_pass(n)
+                .map(|p| (p.make)())
+                .ok_or_else(|| crate::passes::UnknownPass {
+                    name: n.to_string(),
+                })
+        })
+        .collect()
+}
+
+/// `--check-numerics` for a pipeline: runs its passes (fresh instances,
+/// same options) under [`run_checked`] on seeded inputs, printing each
+/// pass's table to standard error.
+pub fn run_pipeline_checked(
+    module: &mut Module,
+    pipeline: &crate::passes::Pipeline,
+    seed: u64,
+) -> Result<Vec<PassRun>, CheckError> {
+    let names = pipeline.pass_names();
+    let passes = make_passes(&names).map_err(|e| CheckError::Eval {
+        pass: None,
+        error: super::err(e.to_string()),
+    })?;
+    let cfg = CheckConfig {
+        seed,
+        verify_each: pipeline.verify_each,
+        ..CheckConfig::default()
+    };
+    eprintln!(
+        "check-numerics: seeded inputs (seed {seed}); tolerance |got - want| <= rtol * (|want| + max|want|), rtol f32 1e-4, f16 4e-3, bf16 2e-2, f64 1e-9; integers, pred and indices exact"
+    );
+    let mut print = |c: &PassCheck| eprint!("{}", c.table());
+    run_checked(module, passes, &pipeline.options, &cfg, &mut print).map(|(runs, _)| runs)
+}

@@ -1,0 +1,232 @@
+//! `hlo-opt eval`: run a module on inputs and write (or compare) its
+//! outputs.
+
+use super::array::{Array, Value};
+use super::check::compare_arrays;
+use super::npy::{read_inputs, read_outputs, write_npz};
+use super::{evaluate, random::random_inputs};
+use crate::ir::verify::verify;
+use crate::passes::{Pipeline, Scope};
+use crate::text::{parse_module_owned, ParseError};
+use clap::Parser;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Evaluate an HLO module with the reference interpreter.
+///
+/// Inputs come from an .npz file (in0, in1, ... in parameter order; bf16
+/// and 8-bit floats as raw bits named in a sidecar <file>.json), or are
+/// seeded random values. Outputs (out0, out1, ...: the root tuple's
+/// elements) are written as .npz in the same layout, or compared with a
+/// reference .npz.
+#[derive(Parser, Debug)]
+#[command(name = "hlo-opt eval")]
+pub struct EvalCli {
+    /// The HLO text module; `-` reads standard input.
+    pub input: String,
+
+    /// Inputs as an .npz file (default: seeded random inputs).
+    #[arg(long, value_name = "NPZ")]
+    pub inputs: Option<PathBuf>,
+
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+
+    /// Write the outputs here as .npz (and the sidecar .json when needed).
+    #[arg(short, long, value_name = "NPZ")]
+    pub output: Option<PathBuf>,
+
+    /// Compare the outputs with out0, out1, ... of this .npz (exit 1 when
+    /// one is beyond tolerance).
+    #[arg(long, value_name = "NPZ")]
+    pub compare: Option<PathBuf>,
+
+    /// Multiply the comparison tolerances by this factor.
+    #[arg(long, default_value_t = 1.0)]
+    pub tolerance_scale: f64,
+
+    /// Run these passes first ('default' for the default pipeline).
+    #[arg(long, value_name = "A,B,C")]
+    pub passes: Option<String>,
+
+    /// Passes walk every computation.
+    #[arg(long)]
+    pub all_computations: bool,
+
+    /// Print the time evaluation took.
+    #[arg(long)]
+    pub time: bool,
+}
+
+/// Entry point: `args` starts with the program name, then `eval`.
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    let mut args = args;
+    if args.len() >= 2 {
+        args.remove(1);
+    }
+    let cli = match EvalCli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    match run(&cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("hlo-opt eval: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &EvalCli) -> Result<ExitCode, String> {
+    let (text, file) = if cli.input == "-" {
+        let mut t = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
+            .map_err(|e| format!("<stdin>: {e}"))?;
+        (t, "<stdin>".to_string())
+    } else {
+        let t = std::fs::read_to_string(&cli.input).map_err(|e| format!("{}: {e}", cli.input))?;
+        (t, cli.input.clone())
+    };
+    let mut module = parse_module_owned(text, &file).map_err(|e| e.to_string())?;
+    verify(&module).map_err(|e| match (e.offset, module.source()) {
+        (Some(o), Some(src)) => {
+            ParseError::at(&file, src, o, format!("invalid module: {e}")).to_string()
+        }
+        _ => format!("{file}: invalid module: {e}"),
+    })?;
+    if let Some(list) = &cli.passes {
+        let mut p = if list == "default" {
+            Pipeline::default_pipeline()
+        } else {
+            let names: Vec<&str> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect();
+            Pipeline::from_names(&names).map_err(|e| e.to_string())?
+        };
+        if cli.all_computations {
+            p.options.scope = Scope::AllComputations;
+        }
+        p.run(&mut module).map_err(|e| format!("{file}: {e}"))?;
+    }
+    let entry = module.comp(module.entry());
+    let param_types: Vec<_> = entry
+        .parameters()
+        .iter()
+        .map(|&p| entry.instr(p).shape.clone())
+        .collect();
+    let inputs: Vec<Value> = match &cli.inputs {
+        Some(path) => {
+            let mut types = Vec::new();
+            for (i, s) in param_types.iter().enumerate() {
+                if s.is_tuple() {
+                    return Err(format!(
+                        "parameter {i} is a tuple ({}); .npz inputs hold arrays only",
+                        s.to_text(false)
+                    ));
+                }
+                types.push(s.element_type());
+            }
+            read_inputs(path, &types)
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .map(Value::array)
+                .collect()
+        }
+        None => random_inputs(&module, cli.seed).map_err(|e| e.to_string())?,
+    };
+    let start = Instant::now();
+    let result = evaluate(&module, &inputs).map_err(|e| format!("{file}: {e}"))?;
+    if cli.time {
+        eprintln!("evaluated in {:.3} s", start.elapsed().as_secs_f64());
+    }
+    let outs = result.leaves();
+    if let Some(path) = &cli.output {
+        let named: Vec<(String, &Array)> = outs
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (format!("out{i}"), &**a))
+            .collect();
+        write_npz(path, &named).map_err(|e| e.to_string())?;
+    }
+    let mut failed = false;
+    if let Some(path) = &cli.compare {
+        let want = read_outputs(path).map_err(|e| e.to_string())?;
+        if want.len() > outs.len() {
+            return Err(format!(
+                "{} holds {} outputs, the module returns {}",
+                path.display(),
+                want.len(),
+                outs.len()
+            ));
+        }
+        if want.len() < outs.len() {
+            // A pass may append outputs (add-logit-output).
+            eprintln!(
+                "note: the module returns {} outputs, {} holds {}: comparing the first {}",
+                outs.len(),
+                path.display(),
+                want.len(),
+                want.len()
+            );
+        }
+        println!(
+            "{:<8} {:<24} {:>12} {:>12} {:>10}  result",
+            "output", "shape", "max abs err", "max rel err", "tolerance"
+        );
+        for (i, (g, w)) in outs.iter().zip(&want).enumerate() {
+            let d = compare_arrays(g, w, cli.tolerance_scale);
+            let verdict = if d.ok() {
+                "ok".to_string()
+            } else {
+                failed = true;
+                format!("FAIL: {d}")
+            };
+            println!(
+                "{:<8} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {verdict}",
+                format!("out{i}"),
+                w.shape_text(),
+                d.max_abs,
+                d.max_rel,
+                d.tolerance
+            );
+        }
+    } else if cli.output.is_none() {
+        for (i, a) in outs.iter().enumerate() {
+            println!("out{i} {}", summary(a));
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `f32[2,3] min -1 max 2 mean 0.5 [first values...]`.
+fn summary(a: &Array) -> String {
+    let v = a.to_f64_vec();
+    let finite: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    let (mn, mx) = finite
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
+    let mean = if finite.is_empty() {
+        f64::NAN
+    } else {
+        finite.iter().sum::<f64>() / finite.len() as f64
+    };
+    let head: Vec<String> = v.iter().take(6).map(|x| format!("{x}")).collect();
+    format!(
+        "{} min {mn} max {mx} mean {mean:.6} non-finite {} [{}{}]",
+        a.shape_text(),
+        v.len() - finite.len(),
+        head.join(", "),
+        if v.len() > 6 { ", ..." } else { "" }
+    )
+}

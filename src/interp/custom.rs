@@ -1,0 +1,715 @@
+//! Custom calls: the Neuron calls of CONTRACT.md section 13, as the
+//! frontends emit them and as the legalization passes leave them, plus
+//! XLA:CPU's `TopK` and the identity sharding markers. Every float result
+//! is computed in f64 and rounded once to the result type (the model in
+//! `corpus/neuron_ref.py`). Any other target is an error.
+
+use super::array::{shape_dims, strides, Array, Data, Value};
+use super::convert::{from_f64_vec, to_f64_vec};
+use super::dot::{dot, DotDims};
+use super::shape_ops::transpose;
+use super::sort::{neuron_topk_less, result_k, top_rows, topk_result, xla_topk};
+use super::{err, Interpreter, Result};
+use crate::ir::{Instruction, PrimitiveType};
+use std::sync::Arc;
+
+const ACTIVATIONS: &[&str] = &[
+    "AwsNeuronErf",
+    "AwsNeuronGelu",
+    "AwsNeuronGeluBackward",
+    "AwsNeuronGeluApprxTanh",
+    "AwsNeuronSilu",
+    "AwsNeuronSiluBackward",
+];
+
+pub fn custom_call(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let target = instr
+        .custom_call_target()
+        .ok_or_else(|| err("custom-call without custom_call_target"))?;
+    let arr = |i: usize| -> Result<&Arc<Array>> {
+        ops.get(i)
+            .ok_or_else(|| err(format!("{target}: missing operand {i}")))?
+            .as_array()
+    };
+    let with_target = |e: super::EvalError| super::EvalError {
+        message: format!("custom call {target}: {}", e.message),
+        ..e
+    };
+    let r = (|| -> Result<Value> {
+        match target {
+            "AwsNeuronTransferWithStaticRing" | "Sharding" | "xla.sdy.FuncResultSharding" => {
+                if ops.len() != 1 {
+                    return Err(err(format!("takes 1 operand, has {}", ops.len())));
+                }
+                Ok(ops[0].clone())
+            }
+            "AwsNeuronSoftmax" => softmax(instr, ops, false),
+            "AwsNeuronSoftmaxBackward" => softmax(instr, ops, true),
+            "AwsNeuronTopK" => neuron_topk(instr, arr(0)?, None),
+            "TopK" => xla_topk(it, instr, ops),
+            "QuantizeMX" => {
+                if ops.len() != 1 {
+                    return Err(err(format!("takes 1 operand, has {}", ops.len())));
+                }
+                let cfg = json_config(instr)?;
+                let dtype = cfg
+                    .get("dtype")
+                    .and_then(|v| v.as_str())
+                    .ok_or_else(|| err("backend_config needs \"dtype\""))?;
+                let elem = fp8_type(dtype)?;
+                let dim = cfg.get("dim").map(json_int).transpose()?.unwrap_or(0);
+                let block = cfg
+                    .get("block_size")
+                    .map(json_int)
+                    .transpose()?
+                    .unwrap_or(32);
+                let method = cfg
+                    .get("scale_method")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("EMAX");
+                if method != "EMAX" {
+                    return Err(err(format!("scale_method {method} is not implemented")));
+                }
+                quantize_mx(instr, arr(0)?, elem, dim, block)
+            }
+            "__op$block_scaled_dot" => {
+                if ops.len() != 4 {
+                    return Err(err(format!("takes 4 operands, has {}", ops.len())));
+                }
+                let cfg = json_config_opt(instr)?.unwrap_or_default();
+                let cfg = cfg
+                    .get("scaled_dot_backend_config")
+                    .and_then(|v| v.as_object())
+                    .cloned()
+                    .unwrap_or(cfg);
+                let list = |k: &str| -> Result<Option<Vec<i64>>> {
+                    match cfg.get(k) {
+                        None => Ok(None),
+                        Some(v) => v
+                            .as_array()
+                            .ok_or_else(|| err(format!("{k} is not a list")))?
+                            .iter()
+                            .map(json_int)
+                            .collect::<Result<Vec<_>>>()
+                            .map(Some),
+                    }
+                };
+                let (l, r) = (arr(0)?, arr(1)?);
+                let lc = list("lhs_contracting_dimensions")?
+                    .unwrap_or_else(|| vec![l.rank() as i64 - 1]);
+                let rc = list("rhs_contracting_dimensions")?
+                    .unwrap_or_else(|| vec![r.rank() as i64 - 1]);
+                let elem = match cfg.get("element_dtype").and_then(|v| v.as_str()) {
+                    None | Some("") => PrimitiveType::F8E5M2,
+                    Some(s) => fp8_type(s)?,
+                };
+                let dd = DotDims {
+                    lhs_batch: list("lhs_batch_dimensions")?.unwrap_or_default(),
+                    rhs_batch: list("rhs_batch_dimensions")?.unwrap_or_default(),
+                    lhs_contract: lc,
+                    rhs_contract: rc,
+                };
+                block_scaled_dot(instr, l, r, arr(2)?, arr(3)?, &dd, elem)
+            }
+            t if t.starts_with("TopK_") => {
+                let sfx = &t["TopK_".len()..];
+                let x = arr(0)?;
+                if ops.len() != 2 {
+                    return Err(err(format!(
+                        "takes 2 operands (x, iota), has {}",
+                        ops.len()
+                    )));
+                }
+                if sfx != suffix(x.ty) {
+                    return Err(err(format!(
+                        "target suffix {sfx} does not match operand type {}",
+                        x.ty
+                    )));
+                }
+                neuron_topk(instr, x, Some(arr(1)?))
+            }
+            t if t.starts_with("QuantizeMX_") => {
+                let parts: Vec<&str> = t["QuantizeMX_".len()..].split('_').collect();
+                let [inp, out] = parts[..] else {
+                    return Err(err("expected QuantizeMX_<in>_<out>"));
+                };
+                if ops.len() != 2 {
+                    return Err(err(format!(
+                        "takes 2 operands (meta, x), has {}",
+                        ops.len()
+                    )));
+                }
+                let x = arr(1)?;
+                if inp == "bf16" && x.ty != PrimitiveType::Bf16 {
+                    return Err(err(format!("input suffix bf16 for a {} operand", x.ty)));
+                }
+                let elem = match out {
+                    "e5m2" => PrimitiveType::F8E5M2,
+                    "e4m3fn" => PrimitiveType::F8E4M3FN,
+                    _ => return Err(err(format!("unknown output type {out}"))),
+                };
+                let meta = meta_ints(ops[0])?;
+                if meta.len() != x.rank() + 3 {
+                    return Err(err("meta is not (dims, dim, block_size, 0)"));
+                }
+                let dims: Vec<i64> = x.dims.iter().map(|&d| d as i64).collect();
+                if meta[..x.rank()] != dims[..] {
+                    return Err(err(format!(
+                        "meta dims {:?} do not match the operand {}",
+                        &meta[..x.rank()],
+                        x.shape_text()
+                    )));
+                }
+                quantize_mx(instr, x, elem, meta[x.rank()], meta[x.rank() + 1])
+            }
+            t if t.starts_with("ScaledMatmul_") => {
+                let parts: Vec<&str> = t["ScaledMatmul_".len()..].split('_').collect();
+                let [a, b, out] = parts[..] else {
+                    return Err(err("expected ScaledMatmul_<a>_<a>_<out>"));
+                };
+                let elem = match a {
+                    "e4m3fn" => PrimitiveType::F8E4M3FN,
+                    "e5m2" => PrimitiveType::F8E5M2,
+                    _ => return Err(err(format!("unknown element type {a}"))),
+                };
+                if b != a {
+                    return Err(err("lhs and rhs element types differ"));
+                }
+                let rt = instr.shape.element_type();
+                if out != suffix(rt) {
+                    return Err(err(format!("output suffix {out} for a {rt} result")));
+                }
+                if ops.len() != 5 {
+                    return Err(err(format!("takes 5 operands, has {}", ops.len())));
+                }
+                let m = meta_ints(ops[4])?;
+                let (l, r) = (arr(0)?, arr(1)?);
+                if m.len() != 7 || m[0] != l.rank() as i64 || m[1] != r.rank() as i64 {
+                    return Err(err(format!("meta {m:?} does not describe the operands")));
+                }
+                let opt = |v: i64| if v < 0 { vec![] } else { vec![v] };
+                let dd = DotDims {
+                    lhs_batch: opt(m[2]),
+                    rhs_batch: opt(m[3]),
+                    lhs_contract: vec![m[4]],
+                    rhs_contract: vec![m[5]],
+                };
+                block_scaled_dot(instr, l, r, arr(2)?, arr(3)?, &dd, elem)
+            }
+            t => activation(t, instr, ops),
+        }
+    })();
+    r.map_err(with_target)
+}
+
+fn suffix(ty: PrimitiveType) -> &'static str {
+    match ty {
+        PrimitiveType::F16 => "f16",
+        PrimitiveType::F32 => "f32",
+        PrimitiveType::Bf16 => "bf16",
+        _ => "",
+    }
+}
+
+fn fp8_type(name: &str) -> Result<PrimitiveType> {
+    match name {
+        "float8_e4m3fn" => Ok(PrimitiveType::F8E4M3FN),
+        "float8_e5m2" => Ok(PrimitiveType::F8E5M2),
+        _ => Err(err(format!("unknown fp8 dtype {name}"))),
+    }
+}
+
+fn json_int(v: &serde_json::Value) -> Result<i64> {
+    v.as_i64()
+        .ok_or_else(|| err(format!("{v} is not an integer")))
+}
+
+fn json_config_opt(
+    instr: &Instruction,
+) -> Result<Option<serde_json::Map<String, serde_json::Value>>> {
+    let s = instr.backend_config().trim();
+    if s.is_empty() || s == "None" {
+        return Ok(None);
+    }
+    match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(serde_json::Value::Object(m)) => Ok(Some(m)),
+        _ => Err(err(format!("backend_config {s:?} is not a JSON object"))),
+    }
+}
+
+fn json_config(instr: &Instruction) -> Result<serde_json::Map<String, serde_json::Value>> {
+    json_config_opt(instr)?.ok_or_else(|| err("missing backend_config"))
+}
+
+/// The integers of a meta operand (a tuple of integer arrays, flattened).
+fn meta_ints(v: &Value) -> Result<Vec<i64>> {
+    let mut out = Vec::new();
+    for a in v.leaves() {
+        for i in 0..a.len() {
+            out.push(a.index_at(i)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The axis in a softmax backend_config: `1`, `-1`, JSON `{"dim": 1}` or
+/// an MLIR dictionary `{dim = -1 : i64, ...}`.
+fn config_axis(cfg: &str) -> Result<i64> {
+    let s = cfg.trim();
+    if let Ok(v) = s.parse::<i64>() {
+        return Ok(v);
+    }
+    if let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(s) {
+        if let Some(d) = m.get("dim") {
+            return json_int(d);
+        }
+    }
+    if let Some(inner) = s.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
+        for field in inner.split(',') {
+            if let Some((k, v)) = field.split_once('=') {
+                if k.trim() == "dim" {
+                    let v = v.split(':').next().unwrap_or("").trim();
+                    if let Ok(d) = v.parse::<i64>() {
+                        return Ok(d);
+                    }
+                }
+            }
+        }
+    }
+    Err(err(format!("backend_config {s:?} names no softmax axis")))
+}
+
+fn norm_axis(axis: i64, rank: usize) -> Result<usize> {
+    let r = rank as i64;
+    if axis < -r || axis >= r {
+        return Err(err(format!("axis {axis} out of range for rank {rank}")));
+    }
+    Ok(axis.rem_euclid(r.max(1)) as usize)
+}
+
+fn result_array_type(instr: &Instruction, like: &Array) -> Result<PrimitiveType> {
+    let dims = shape_dims(&instr.shape)?;
+    if dims != like.dims {
+        return Err(err(format!(
+            "result {} does not have the operand's shape {}",
+            instr.shape.to_text(false),
+            like.shape_text()
+        )));
+    }
+    Ok(instr.shape.element_type())
+}
+
+/// A legalized trailing index operand: an integer vector as long as the
+/// minor dimension.
+fn check_index_operand(idx: &Array, x: &Array) -> Result<()> {
+    let n = x.dims.last().copied().unwrap_or(1);
+    if !idx.ty.is_integral() || idx.rank() != 1 || idx.dims[0] != n {
+        return Err(err(format!(
+            "index operand {} is not an integer vector of the minor dimension ({n})",
+            idx.shape_text()
+        )));
+    }
+    Ok(())
+}
+
+fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value> {
+    let base = if backward { 2 } else { 1 };
+    if ops.len() != base && ops.len() != base + 1 {
+        return Err(err(format!(
+            "takes {base} operands (or {} with the index), has {}",
+            base + 1,
+            ops.len()
+        )));
+    }
+    let x = ops[0].as_array()?;
+    if ops.len() == base + 1 {
+        check_index_operand(ops[base].as_array()?, x)?;
+    }
+    let ty = result_array_type(instr, x)?;
+    let axis = norm_axis(config_axis(instr.backend_config())?, x.rank())?;
+    let outer: usize = x.dims[..axis].iter().product();
+    let len = x.dims[axis];
+    let inner: usize = x.dims[axis + 1..].iter().product();
+    let mut out = vec![0f64; x.len()];
+    if backward {
+        let y = ops[1].as_array()?;
+        if y.dims != x.dims {
+            return Err(err(format!(
+                "dL/dy {} and y {} differ in shape",
+                x.shape_text(),
+                y.shape_text()
+            )));
+        }
+        let dy = x.to_f64_vec();
+        let yv = y.to_f64_vec();
+        for o in 0..outer {
+            for i in 0..inner {
+                let at = |l: usize| (o * len + l) * inner + i;
+                let s: f64 = (0..len).map(|l| dy[at(l)] * yv[at(l)]).sum();
+                for l in 0..len {
+                    out[at(l)] = yv[at(l)] * (dy[at(l)] - s);
+                }
+            }
+        }
+    } else {
+        let xv = x.to_f64_vec();
+        for o in 0..outer {
+            for i in 0..inner {
+                let at = |l: usize| (o * len + l) * inner + i;
+                let m = (0..len).map(|l| xv[at(l)]).fold(f64::NEG_INFINITY, |a, b| {
+                    if a.is_nan() || b.is_nan() {
+                        f64::NAN
+                    } else {
+                        a.max(b)
+                    }
+                });
+                let e: Vec<f64> = (0..len).map(|l| (xv[at(l)] - m).exp()).collect();
+                let s: f64 = e.iter().sum();
+                for l in 0..len {
+                    out[at(l)] = e[l] / s;
+                }
+            }
+        }
+    }
+    Ok(Value::array(Array::new(
+        ty,
+        x.dims.clone(),
+        from_f64_vec(ty, &out)?,
+    )?))
+}
+
+fn neuron_topk(instr: &Instruction, x: &Array, iota: Option<&Arc<Array>>) -> Result<Value> {
+    let k = result_k(&instr.shape)?;
+    if iota.is_none() {
+        let cfg = instr.backend_config().trim();
+        let ck: i64 = cfg
+            .parse()
+            .map_err(|_| err(format!("backend_config {cfg:?} is not k")))?;
+        if ck != k as i64 {
+            return Err(err(format!("k = {ck} but the result has {k} columns")));
+        }
+    }
+    if x.ty.is_complex() || x.ty == PrimitiveType::Pred {
+        return Err(err(format!("top-k of {}", x.ty)));
+    }
+    let v = x.to_f64_vec();
+    let (abs, rel) = top_rows(x, k, &mut neuron_topk_less(&v))?;
+    let idx: Vec<f64> = match iota {
+        None => rel.iter().map(|&r| r as f64).collect(),
+        Some(io) => {
+            check_index_operand(io, x)?;
+            rel.iter()
+                .map(|&r| io.index_at(r).map(|v| v as f64))
+                .collect::<Result<_>>()?
+        }
+    };
+    topk_result(x, &instr.shape, &abs, &idx)
+}
+
+fn activation(target: &str, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let (base, sfx) = match target.rsplit_once('_') {
+        Some((b, s)) if ACTIVATIONS.contains(&b) && ["f16", "f32", "bf16"].contains(&s) => {
+            (b, Some(s))
+        }
+        _ if ACTIVATIONS.contains(&target) => (target, None),
+        _ => {
+            return Err(err(format!(
+                "unknown custom-call target {target:?}: the interpreter does not implement it"
+            )))
+        }
+    };
+    let x = ops
+        .first()
+        .ok_or_else(|| err("missing operand 0"))?
+        .as_array()?;
+    let ty = result_array_type(instr, x)?;
+    if let Some(s) = sfx {
+        if s != suffix(ty) {
+            return Err(err(format!("suffix {s} for a {ty} result")));
+        }
+    }
+    // A second operand: the legalized element count, or (bare backward
+    // forms only) an incoming gradient.
+    let mut grad = None;
+    match ops.len() {
+        1 if sfx.is_none() => {}
+        2 => {
+            let b = ops[1].as_array()?;
+            if b.len() == 1 && b.ty.is_integral() && b.dims.is_empty() {
+                let n = b.index_at(0)?;
+                if n != x.len() as i64 {
+                    return Err(err(format!(
+                        "count operand is {n}, the operand has {} elements",
+                        x.len()
+                    )));
+                }
+            } else if sfx.is_none() && base.ends_with("Backward") && b.dims == x.dims {
+                grad = Some(b.to_f64_vec());
+            } else {
+                return Err(err(format!(
+                    "operand 1 ({}) is not the element count",
+                    b.shape_text()
+                )));
+            }
+        }
+        n => return Err(err(format!("unexpected operand count {n}"))),
+    }
+    let xv = x.to_f64_vec();
+    let f: fn(f64) -> f64 = match base {
+        "AwsNeuronErf" => libm::erf,
+        "AwsNeuronGelu" => gelu,
+        "AwsNeuronGeluApprxTanh" => gelu_tanh,
+        "AwsNeuronGeluBackward" => gelu_backward,
+        "AwsNeuronSilu" => silu,
+        _ => silu_backward,
+    };
+    let mut out: Vec<f64> = xv.iter().map(|&v| f(v)).collect();
+    if let Some(g) = grad {
+        out.iter_mut().zip(&g).for_each(|(o, g)| *o *= g);
+    }
+    Ok(Value::array(Array::new(
+        ty,
+        x.dims.clone(),
+        from_f64_vec(ty, &out)?,
+    )?))
+}
+
+const SQRT2: f64 = std::f64::consts::SQRT_2;
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn gelu(x: f64) -> f64 {
+    if x == f64::NEG_INFINITY {
+        return -0.0;
+    }
+    0.5 * x * libm::erfc(-x / SQRT2)
+}
+
+fn gelu_tanh(x: f64) -> f64 {
+    if x == f64::NEG_INFINITY {
+        return -0.0;
+    }
+    let u = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+    x * sigmoid(2.0 * u)
+}
+
+fn gelu_backward(x: f64) -> f64 {
+    let phi = if x.is_infinite() {
+        0.0
+    } else {
+        x * (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt()
+    };
+    0.5 * libm::erfc(-x / SQRT2) + phi
+}
+
+fn silu(x: f64) -> f64 {
+    if x == f64::NEG_INFINITY {
+        return -0.0;
+    }
+    x * sigmoid(x)
+}
+
+fn silu_backward(x: f64) -> f64 {
+    let t = if x.is_infinite() {
+        0.0
+    } else {
+        x * sigmoid(-x)
+    };
+    sigmoid(x) * (1.0 + t)
+}
+
+/// OCP MX quantization along `dim` (see CONTRACT.md section 13).
+fn quantize_mx(
+    instr: &Instruction,
+    x: &Array,
+    elem: PrimitiveType,
+    dim: i64,
+    block: i64,
+) -> Result<Value> {
+    let d = norm_axis(dim, x.rank())?;
+    let block = usize::try_from(block)
+        .ok()
+        .filter(|&b| b > 0)
+        .ok_or_else(|| err(format!("block size {block}")))?;
+    let n = x.dims[d];
+    if n % block != 0 || n % 4 != 0 {
+        return Err(err(format!(
+            "dimension {d} ({n}) is not a multiple of the block size {block} and of 4"
+        )));
+    }
+    let fmt = elem.minifloat().ok_or_else(|| err("not an fp8 type"))?;
+    let (emax, fmax) = match elem {
+        PrimitiveType::F8E4M3FN => (8, 448.0),
+        _ => (15, 57344.0),
+    };
+    let elems = instr
+        .shape
+        .tuple_elements()
+        .filter(|e| e.len() == 2)
+        .ok_or_else(|| err("result is not a (data, scale) tuple"))?;
+    // Work with `dim` last.
+    let perm: Vec<usize> = (0..x.rank()).filter(|&k| k != d).chain([d]).collect();
+    let xt = transpose(x, &perm)?;
+    let v = xt.to_f64_vec();
+    let nblocks = v.len() / block;
+    let mut scales = Vec::with_capacity(nblocks);
+    let mut q = vec![0u8; v.len()];
+    for (b, chunk) in v.chunks(block).enumerate() {
+        let amax = chunk.iter().fold(0.0f64, |a, &y| {
+            if a.is_nan() || y.is_nan() {
+                f64::NAN
+            } else {
+                a.max(y.abs())
+            }
+        });
+        let finite = amax.is_finite();
+        let e: i64 = if !finite {
+            0
+        } else if amax == 0.0 {
+            -127
+        } else {
+            (i64::from(ilogb(amax)) - emax).clamp(-127, 127)
+        };
+        scales.push(if finite { (e + 127) as u8 } else { 0xFF });
+        let scale = 2f64.powi(e as i32);
+        for (j, &y) in chunk.iter().enumerate() {
+            let val = if finite {
+                (y / scale).clamp(-fmax, fmax)
+            } else {
+                f64::NAN
+            };
+            q[b * block + j] =
+                super::convert::f64_to_mini(f64::from(super::convert::f64_to_f32_odd(val)), &fmt);
+        }
+    }
+    // Pack four per u32 along the (now last) dimension.
+    let words: Vec<u64> = q
+        .chunks(4)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u64, |acc, (j, &b)| acc | (u64::from(b) << (8 * j)))
+        })
+        .collect();
+    let mut pdims = xt.dims.clone();
+    let last = pdims.len() - 1;
+    pdims[last] = n / 4;
+    let mut sdims = xt.dims.clone();
+    sdims[last] = n / block;
+    let back: Vec<usize> = {
+        let mut inv = vec![0; perm.len()];
+        for (i, &p) in perm.iter().enumerate() {
+            inv[p] = i;
+        }
+        inv
+    };
+    let data_ty = elems[0].element_type();
+    let scale_ty = elems[1].element_type();
+    if data_ty != PrimitiveType::U32 {
+        return Err(err(format!("packed data type is {data_ty}, not u32")));
+    }
+    let packed = transpose(
+        &Array::new(PrimitiveType::U32, pdims, Data::U(words))?,
+        &back,
+    )?;
+    let sc = match scale_ty {
+        PrimitiveType::F8E8M0FNU => Array::new(scale_ty, sdims, Data::Mini(scales))?,
+        PrimitiveType::U8 => Array::new(
+            scale_ty,
+            sdims,
+            Data::U(scales.iter().map(|&s| u64::from(s)).collect()),
+        )?,
+        t => return Err(err(format!("scale type {t} is not f8e8m0fnu"))),
+    };
+    let sc = transpose(&sc, &back)?;
+    Ok(Value::Tuple(
+        vec![Value::array(packed), Value::array(sc)].into(),
+    ))
+}
+
+fn ilogb(a: f64) -> i32 {
+    let bits = a.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32;
+    if e == 0 {
+        let m = bits & ((1u64 << 52) - 1);
+        -1074 + (63 - m.leading_zeros() as i32)
+    } else {
+        e - 1023
+    }
+}
+
+/// MX data (u32-packed along `cdim`, or fp8) times its block scales, f64.
+fn dequantize(data: &Array, scale: &Array, cdim: usize, elem: PrimitiveType) -> Result<Array> {
+    let rank = data.rank();
+    let perm: Vec<usize> = (0..rank).filter(|&k| k != cdim).chain([cdim]).collect();
+    let dt = transpose(data, &perm)?;
+    let (vals, mut dims) = match &dt.data {
+        Data::U(words) if data.ty == PrimitiveType::U32 => {
+            let m = elem.minifloat().ok_or_else(|| err("bad element type"))?;
+            let table = super::convert::mini_table(&m);
+            let v: Vec<f64> = words
+                .iter()
+                .flat_map(|&w| (0..4).map(move |j| ((w >> (8 * j)) & 0xFF) as usize))
+                .map(|b| table[b])
+                .collect();
+            let mut dims = dt.dims.clone();
+            let last = dims.len() - 1;
+            dims[last] *= 4;
+            (v, dims)
+        }
+        Data::U(_) | Data::S(_) | Data::Pred(_) => {
+            return Err(err(format!(
+                "MX data of type {} (u32 or a float expected)",
+                data.ty
+            )))
+        }
+        _ => (to_f64_vec(&dt.data, dt.ty), dt.dims.clone()),
+    };
+    let st = transpose(scale, &perm)?;
+    let sv = st.to_f64_vec();
+    let last = dims.len() - 1;
+    let (k, sk) = (dims[last], st.dims.last().copied().unwrap_or(0));
+    if st.dims[..last] != dims[..last] || sk == 0 || k % sk != 0 {
+        return Err(err(format!(
+            "scale {} does not match data {} along dimension {cdim}",
+            scale.shape_text(),
+            data.shape_text()
+        )));
+    }
+    let blk = k / sk;
+    let out: Vec<f64> = vals
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| v * sv[(i / k) * sk + (i % k) / blk])
+        .collect();
+    let _ = strides(&dims);
+    let deq = Array::new(PrimitiveType::F64, dims.clone(), Data::F64(out))?;
+    let mut inv = vec![0; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i;
+    }
+    dims.clear();
+    transpose(&deq, &inv)
+}
+
+fn block_scaled_dot(
+    instr: &Instruction,
+    l: &Array,
+    r: &Array,
+    ls: &Array,
+    rs: &Array,
+    dd: &DotDims,
+    elem: PrimitiveType,
+) -> Result<Value> {
+    if dd.lhs_contract.len() != 1 || dd.rhs_contract.len() != 1 {
+        return Err(err("exactly one contracting dimension per side expected"));
+    }
+    let lc = super::attrs::dim_index(dd.lhs_contract[0], l.rank(), "lhs contracting dimension")?;
+    let rc = super::attrs::dim_index(dd.rhs_contract[0], r.rank(), "rhs contracting dimension")?;
+    let lq = dequantize(l, ls, lc, elem)?;
+    let rq = dequantize(r, rs, rc, elem)?;
+    let out_ty = instr.shape.element_type();
+    Ok(Value::array(dot(&lq, &rq, dd, out_ty)?))
+}

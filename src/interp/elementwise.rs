@@ -1,0 +1,665 @@
+//! Elementwise ops: unary, binary, compare, select, clamp.
+//!
+//! Floats narrower than f32 are computed in f32 and rounded back after each
+//! op (for +, -, *, / and sqrt this is the correctly rounded result; it is
+//! what XLA:CPU does). Integers wrap at their width; division by zero and
+//! over-wide shifts follow XLA's definitions.
+
+use super::array::{storage, wrap_s, wrap_u, Array, Data, Storage};
+use super::convert::{from_f32_vec, to_f32_vec, to_f64_vec};
+use super::{err, Result};
+use crate::ir::{ComparisonDirection, ComparisonType, Opcode, PrimitiveType};
+use std::cmp::Ordering;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Max,
+    Min,
+    Pow,
+    Atan2,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrL,
+    ShrA,
+}
+
+impl BinOp {
+    pub fn from_opcode(op: Opcode) -> Option<BinOp> {
+        Some(match op {
+            Opcode::Add => BinOp::Add,
+            Opcode::Subtract => BinOp::Sub,
+            Opcode::Multiply => BinOp::Mul,
+            Opcode::Divide => BinOp::Div,
+            Opcode::Remainder => BinOp::Rem,
+            Opcode::Maximum => BinOp::Max,
+            Opcode::Minimum => BinOp::Min,
+            Opcode::Power => BinOp::Pow,
+            Opcode::Atan2 => BinOp::Atan2,
+            Opcode::And => BinOp::And,
+            Opcode::Or => BinOp::Or,
+            Opcode::Xor => BinOp::Xor,
+            Opcode::ShiftLeft => BinOp::Shl,
+            Opcode::ShiftRightLogical => BinOp::ShrL,
+            Opcode::ShiftRightArithmetic => BinOp::ShrA,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Abs,
+    Neg,
+    Exp,
+    Expm1,
+    Log,
+    Log1p,
+    Sqrt,
+    Rsqrt,
+    Cbrt,
+    Tanh,
+    Logistic,
+    Sin,
+    Cos,
+    Tan,
+    Floor,
+    Ceil,
+    RoundAfz,
+    RoundEven,
+    Sign,
+    Not,
+    Erf,
+    Popcnt,
+    Clz,
+}
+
+impl UnOp {
+    pub fn from_opcode(op: Opcode) -> Option<UnOp> {
+        Some(match op {
+            Opcode::Abs => UnOp::Abs,
+            Opcode::Negate => UnOp::Neg,
+            Opcode::Exp => UnOp::Exp,
+            Opcode::Expm1 => UnOp::Expm1,
+            Opcode::Log => UnOp::Log,
+            Opcode::Log1p => UnOp::Log1p,
+            Opcode::Sqrt => UnOp::Sqrt,
+            Opcode::Rsqrt => UnOp::Rsqrt,
+            Opcode::Cbrt => UnOp::Cbrt,
+            Opcode::Tanh => UnOp::Tanh,
+            Opcode::Logistic => UnOp::Logistic,
+            Opcode::Sin => UnOp::Sin,
+            Opcode::Cos => UnOp::Cos,
+            Opcode::Tan => UnOp::Tan,
+            Opcode::Floor => UnOp::Floor,
+            Opcode::Ceil => UnOp::Ceil,
+            Opcode::RoundNearestAfz => UnOp::RoundAfz,
+            Opcode::RoundNearestEven => UnOp::RoundEven,
+            Opcode::Sign => UnOp::Sign,
+            Opcode::Not => UnOp::Not,
+            Opcode::Erf => UnOp::Erf,
+            Opcode::PopulationCount => UnOp::Popcnt,
+            Opcode::Clz => UnOp::Clz,
+            _ => return None,
+        })
+    }
+}
+
+fn same_dims(a: &Array, b: &Array, what: &str) -> Result<()> {
+    if a.dims != b.dims || a.ty != b.ty {
+        return Err(err(format!(
+            "{what}: operands {} and {} differ",
+            a.shape_text(),
+            b.shape_text()
+        )));
+    }
+    Ok(())
+}
+
+#[inline]
+fn fmax32(a: f32, b: f32) -> f32 {
+    // XLA:CPU: NaN propagates; equal values give the left operand.
+    if a.is_nan() || a >= b {
+        a
+    } else {
+        b
+    }
+}
+#[inline]
+fn fmin32(a: f32, b: f32) -> f32 {
+    if a.is_nan() || a <= b {
+        a
+    } else {
+        b
+    }
+}
+#[inline]
+fn fmax64(a: f64, b: f64) -> f64 {
+    if a.is_nan() || a >= b {
+        a
+    } else {
+        b
+    }
+}
+#[inline]
+fn fmin64(a: f64, b: f64) -> f64 {
+    if a.is_nan() || a <= b {
+        a
+    } else {
+        b
+    }
+}
+
+#[inline]
+pub fn fbin32(op: BinOp, a: f32, b: f32) -> Result<f32> {
+    Ok(match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        BinOp::Mul => a * b,
+        BinOp::Div => a / b,
+        BinOp::Rem => a % b,
+        BinOp::Max => fmax32(a, b),
+        BinOp::Min => fmin32(a, b),
+        BinOp::Pow => a.powf(b),
+        BinOp::Atan2 => a.atan2(b),
+        _ => return Err(err(format!("{op:?} is not defined on floats"))),
+    })
+}
+
+#[inline]
+pub fn fbin64(op: BinOp, a: f64, b: f64) -> Result<f64> {
+    Ok(match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        BinOp::Mul => a * b,
+        BinOp::Div => a / b,
+        BinOp::Rem => a % b,
+        BinOp::Max => fmax64(a, b),
+        BinOp::Min => fmin64(a, b),
+        BinOp::Pow => a.powf(b),
+        BinOp::Atan2 => a.atan2(b),
+        _ => return Err(err(format!("{op:?} is not defined on floats"))),
+    })
+}
+
+#[inline]
+pub fn sbin(op: BinOp, a: i64, b: i64, bits: u32) -> Result<i64> {
+    let min = wrap_s(1i64 << (bits.min(64) - 1), bits);
+    Ok(wrap_s(
+        match op {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div => {
+                if b == 0 {
+                    -1
+                } else if a == min && b == -1 {
+                    min
+                } else {
+                    a.wrapping_div(b)
+                }
+            }
+            BinOp::Rem => {
+                if b == 0 {
+                    a
+                } else if a == min && b == -1 {
+                    0
+                } else {
+                    a.wrapping_rem(b)
+                }
+            }
+            BinOp::Max => a.max(b),
+            BinOp::Min => a.min(b),
+            BinOp::Pow => ipow_s(a, b),
+            BinOp::And => a & b,
+            BinOp::Or => a | b,
+            BinOp::Xor => a ^ b,
+            BinOp::Shl => {
+                let s = wrap_u(b as u64, bits);
+                if s >= u64::from(bits) {
+                    0
+                } else {
+                    a.wrapping_shl(s as u32)
+                }
+            }
+            BinOp::ShrL => {
+                let s = wrap_u(b as u64, bits);
+                if s >= u64::from(bits) {
+                    0
+                } else {
+                    (wrap_u(a as u64, bits) >> s) as i64
+                }
+            }
+            BinOp::ShrA => {
+                let s = wrap_u(b as u64, bits);
+                if s >= u64::from(bits) {
+                    if a < 0 {
+                        -1
+                    } else {
+                        0
+                    }
+                } else {
+                    a >> s
+                }
+            }
+            BinOp::Atan2 => return Err(err("atan2 is not defined on integers")),
+        },
+        bits,
+    ))
+}
+
+fn ipow_s(base: i64, exp: i64) -> i64 {
+    if exp < 0 {
+        return match base {
+            1 => 1,
+            -1 => {
+                if exp % 2 == 0 {
+                    1
+                } else {
+                    -1
+                }
+            }
+            _ => 0,
+        };
+    }
+    let (mut r, mut b, mut e) = (1i64, base, exp as u64);
+    while e > 0 {
+        if e & 1 == 1 {
+            r = r.wrapping_mul(b);
+        }
+        b = b.wrapping_mul(b);
+        e >>= 1;
+    }
+    r
+}
+
+#[inline]
+pub fn ubin(op: BinOp, a: u64, b: u64, bits: u32) -> Result<u64> {
+    Ok(wrap_u(
+        match op {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div => a.checked_div(b).unwrap_or(u64::MAX),
+            BinOp::Rem => {
+                if b == 0 {
+                    a
+                } else {
+                    a % b
+                }
+            }
+            BinOp::Max => a.max(b),
+            BinOp::Min => a.min(b),
+            BinOp::Pow => {
+                let (mut r, mut x, mut e) = (1u64, a, b);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        r = r.wrapping_mul(x);
+                    }
+                    x = x.wrapping_mul(x);
+                    e >>= 1;
+                }
+                r
+            }
+            BinOp::And => a & b,
+            BinOp::Or => a | b,
+            BinOp::Xor => a ^ b,
+            BinOp::Shl => {
+                if b >= u64::from(bits) {
+                    0
+                } else {
+                    a << b
+                }
+            }
+            BinOp::ShrL | BinOp::ShrA => {
+                if b >= u64::from(bits) {
+                    0
+                } else {
+                    a >> b
+                }
+            }
+            BinOp::Atan2 => return Err(err("atan2 is not defined on integers")),
+        },
+        bits,
+    ))
+}
+
+pub fn pbin(op: BinOp, a: bool, b: bool) -> Result<bool> {
+    Ok(match op {
+        BinOp::And | BinOp::Min | BinOp::Mul => a & b,
+        BinOp::Or | BinOp::Max => a | b,
+        BinOp::Xor | BinOp::Add | BinOp::Sub => a ^ b,
+        _ => return Err(err(format!("{op:?} is not defined on pred"))),
+    })
+}
+
+/// `a op b`, elementwise, same shapes.
+pub fn binary(op: BinOp, a: &Array, b: &Array) -> Result<Array> {
+    same_dims(a, b, "elementwise op")?;
+    let bits = a.ty.bit_width();
+    let data = match (&a.data, &b.data) {
+        (Data::F32(x), Data::F32(y)) => Data::F32(
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| fbin32(op, p, q))
+                .collect::<Result<_>>()?,
+        ),
+        (Data::F64(x), Data::F64(y)) => Data::F64(
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| fbin64(op, p, q))
+                .collect::<Result<_>>()?,
+        ),
+        (Data::S(x), Data::S(y)) => Data::S(
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| sbin(op, p, q, bits))
+                .collect::<Result<_>>()?,
+        ),
+        (Data::U(x), Data::U(y)) => Data::U(
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| ubin(op, p, q, bits))
+                .collect::<Result<_>>()?,
+        ),
+        (Data::Pred(x), Data::Pred(y)) => Data::Pred(
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| pbin(op, p, q))
+                .collect::<Result<_>>()?,
+        ),
+        _ => {
+            // f16, bf16, narrow floats: in f32, rounded back.
+            let x = to_f32_vec(&a.data, a.ty);
+            let y = to_f32_vec(&b.data, b.ty);
+            let r = x
+                .iter()
+                .zip(&y)
+                .map(|(&p, &q)| fbin32(op, p, q))
+                .collect::<Result<Vec<_>>>()?;
+            from_f32_vec(a.ty, r)?
+        }
+    };
+    Array::new(a.ty, a.dims.clone(), data)
+}
+
+#[inline]
+fn sign32(x: f32) -> f32 {
+    if x.is_nan() || x == 0.0 {
+        x
+    } else {
+        x.signum()
+    }
+}
+
+#[inline]
+pub fn fun32(op: UnOp, x: f32) -> Result<f32> {
+    Ok(match op {
+        UnOp::Abs => x.abs(),
+        UnOp::Neg => -x,
+        UnOp::Exp => x.exp(),
+        UnOp::Expm1 => x.exp_m1(),
+        UnOp::Log => x.ln(),
+        UnOp::Log1p => x.ln_1p(),
+        UnOp::Sqrt => x.sqrt(),
+        UnOp::Rsqrt => 1.0 / x.sqrt(),
+        UnOp::Cbrt => x.cbrt(),
+        UnOp::Tanh => x.tanh(),
+        UnOp::Logistic => 1.0 / (1.0 + (-x).exp()),
+        UnOp::Sin => x.sin(),
+        UnOp::Cos => x.cos(),
+        UnOp::Tan => x.tan(),
+        UnOp::Floor => x.floor(),
+        UnOp::Ceil => x.ceil(),
+        UnOp::RoundAfz => x.round(),
+        UnOp::RoundEven => x.round_ties_even(),
+        UnOp::Sign => sign32(x),
+        UnOp::Erf => libm::erff(x),
+        UnOp::Not | UnOp::Popcnt | UnOp::Clz => {
+            return Err(err(format!("{op:?} is not defined on floats")))
+        }
+    })
+}
+
+#[inline]
+pub fn fun64(op: UnOp, x: f64) -> Result<f64> {
+    Ok(match op {
+        UnOp::Abs => x.abs(),
+        UnOp::Neg => -x,
+        UnOp::Exp => x.exp(),
+        UnOp::Expm1 => x.exp_m1(),
+        UnOp::Log => x.ln(),
+        UnOp::Log1p => x.ln_1p(),
+        UnOp::Sqrt => x.sqrt(),
+        UnOp::Rsqrt => 1.0 / x.sqrt(),
+        UnOp::Cbrt => x.cbrt(),
+        UnOp::Tanh => x.tanh(),
+        UnOp::Logistic => 1.0 / (1.0 + (-x).exp()),
+        UnOp::Sin => x.sin(),
+        UnOp::Cos => x.cos(),
+        UnOp::Tan => x.tan(),
+        UnOp::Floor => x.floor(),
+        UnOp::Ceil => x.ceil(),
+        UnOp::RoundAfz => x.round(),
+        UnOp::RoundEven => x.round_ties_even(),
+        UnOp::Sign => {
+            if x.is_nan() || x == 0.0 {
+                x
+            } else {
+                x.signum()
+            }
+        }
+        UnOp::Erf => libm::erf(x),
+        UnOp::Not | UnOp::Popcnt | UnOp::Clz => {
+            return Err(err(format!("{op:?} is not defined on floats")))
+        }
+    })
+}
+
+fn sun(op: UnOp, x: i64, bits: u32) -> Result<i64> {
+    Ok(wrap_s(
+        match op {
+            UnOp::Abs => x.wrapping_abs(),
+            UnOp::Neg => x.wrapping_neg(),
+            UnOp::Sign => x.signum(),
+            UnOp::Not => !x,
+            UnOp::Popcnt => i64::from(wrap_u(x as u64, bits).count_ones()),
+            UnOp::Clz => {
+                i64::from(wrap_u(x as u64, bits).leading_zeros()) - i64::from(64 - bits.min(64))
+            }
+            _ => return Err(err(format!("{op:?} is not defined on integers"))),
+        },
+        bits,
+    ))
+}
+
+fn uun(op: UnOp, x: u64, bits: u32) -> Result<u64> {
+    Ok(wrap_u(
+        match op {
+            UnOp::Abs => x,
+            UnOp::Neg => x.wrapping_neg(),
+            UnOp::Sign => u64::from(x != 0),
+            UnOp::Not => !x,
+            UnOp::Popcnt => u64::from(x.count_ones()),
+            UnOp::Clz => u64::from(x.leading_zeros()) - u64::from(64 - bits.min(64)),
+            _ => return Err(err(format!("{op:?} is not defined on integers"))),
+        },
+        bits,
+    ))
+}
+
+pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
+    let bits = a.ty.bit_width();
+    let data = match &a.data {
+        Data::F32(x) => Data::F32(x.iter().map(|&p| fun32(op, p)).collect::<Result<_>>()?),
+        Data::F64(x) => Data::F64(x.iter().map(|&p| fun64(op, p)).collect::<Result<_>>()?),
+        Data::S(x) => Data::S(x.iter().map(|&p| sun(op, p, bits)).collect::<Result<_>>()?),
+        Data::U(x) => Data::U(x.iter().map(|&p| uun(op, p, bits)).collect::<Result<_>>()?),
+        Data::Pred(x) => match op {
+            UnOp::Not => Data::Pred(x.iter().map(|&p| !p).collect()),
+            UnOp::Abs | UnOp::Sign => Data::Pred(x.clone()),
+            _ => return Err(err(format!("{op:?} is not defined on pred"))),
+        },
+        _ => {
+            let x = to_f32_vec(&a.data, a.ty);
+            let r = x
+                .iter()
+                .map(|&p| fun32(op, p))
+                .collect::<Result<Vec<_>>>()?;
+            from_f32_vec(a.ty, r)?
+        }
+    };
+    Array::new(a.ty, a.dims.clone(), data)
+}
+
+pub fn is_finite(a: &Array) -> Result<Array> {
+    let v = match &a.data {
+        Data::F32(x) => x.iter().map(|p| p.is_finite()).collect(),
+        _ => to_f64_vec(&a.data, a.ty)
+            .iter()
+            .map(|p| p.is_finite())
+            .collect(),
+    };
+    if !a.ty.is_float() {
+        return Err(err(format!("is-finite of {}", a.ty)));
+    }
+    Array::new(PrimitiveType::Pred, a.dims.clone(), Data::Pred(v))
+}
+
+/// The total-order key of a float (as f64; exact for every float type):
+/// -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN.
+#[inline]
+pub fn total_key(x: f64) -> i64 {
+    let b = x.to_bits() as i64;
+    b ^ (((b >> 63) as u64) >> 1) as i64
+}
+
+#[inline]
+fn dir_holds(d: ComparisonDirection, o: Option<Ordering>) -> bool {
+    use ComparisonDirection as D;
+    match o {
+        None => d == D::Ne,
+        Some(o) => match d {
+            D::Eq => o == Ordering::Equal,
+            D::Ne => o != Ordering::Equal,
+            D::Lt => o == Ordering::Less,
+            D::Le => o != Ordering::Greater,
+            D::Gt => o == Ordering::Greater,
+            D::Ge => o != Ordering::Less,
+        },
+    }
+}
+
+/// `compare(a, b), direction=d, type=t`.
+pub fn compare(
+    a: &Array,
+    b: &Array,
+    d: ComparisonDirection,
+    t: Option<ComparisonType>,
+) -> Result<Array> {
+    same_dims(a, b, "compare")?;
+    let t = t.unwrap_or_else(|| ComparisonType::default_for(a.ty));
+    let bits = a.ty.bit_width();
+    let out: Vec<bool> = match (&a.data, &b.data, t) {
+        (Data::F32(x), Data::F32(y), ComparisonType::Float) => x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| dir_holds(d, p.partial_cmp(q)))
+            .collect(),
+        (Data::S(x), Data::S(y), ComparisonType::Unsigned) => x
+            .iter()
+            .zip(y)
+            .map(|(&p, &q)| dir_holds(d, Some(wrap_u(p as u64, bits).cmp(&wrap_u(q as u64, bits)))))
+            .collect(),
+        (Data::S(x), Data::S(y), _) => x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| dir_holds(d, Some(p.cmp(q))))
+            .collect(),
+        (Data::U(x), Data::U(y), ComparisonType::Signed) => x
+            .iter()
+            .zip(y)
+            .map(|(&p, &q)| dir_holds(d, Some(wrap_s(p as i64, bits).cmp(&wrap_s(q as i64, bits)))))
+            .collect(),
+        (Data::U(x), Data::U(y), _) => x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| dir_holds(d, Some(p.cmp(q))))
+            .collect(),
+        (Data::Pred(x), Data::Pred(y), _) => x
+            .iter()
+            .zip(y)
+            .map(|(p, q)| dir_holds(d, Some(p.cmp(q))))
+            .collect(),
+        (_, _, ComparisonType::TotalOrder) => {
+            let x = to_f64_vec(&a.data, a.ty);
+            let y = to_f64_vec(&b.data, b.ty);
+            x.iter()
+                .zip(&y)
+                .map(|(&p, &q)| dir_holds(d, Some(total_key(p).cmp(&total_key(q)))))
+                .collect()
+        }
+        _ => {
+            let x = to_f64_vec(&a.data, a.ty);
+            let y = to_f64_vec(&b.data, b.ty);
+            x.iter()
+                .zip(&y)
+                .map(|(p, q)| dir_holds(d, p.partial_cmp(q)))
+                .collect()
+        }
+    };
+    Array::new(PrimitiveType::Pred, a.dims.clone(), Data::Pred(out))
+}
+
+/// `select(pred, on_true, on_false)`; `pred` may be a scalar.
+pub fn select(p: &Array, t: &Array, f: &Array) -> Result<Array> {
+    same_dims(t, f, "select")?;
+    let Data::Pred(pv) = &p.data else {
+        return Err(err(format!("select predicate is {}, not pred", p.ty)));
+    };
+    if !p.dims.is_empty() && p.dims != t.dims {
+        return Err(err(format!(
+            "select predicate {} does not match {}",
+            p.shape_text(),
+            t.shape_text()
+        )));
+    }
+    let scalar = p.dims.is_empty();
+    let mut out = f.data.clone();
+    let idx: Vec<usize> = (0..t.len())
+        .filter(|&i| pv[if scalar { 0 } else { i }])
+        .collect();
+    let picked = t.data.take(&idx);
+    out.put(&idx, &picked)?;
+    Array::new(t.ty, t.dims.clone(), out)
+}
+
+/// `clamp(lo, x, hi)`: lo and hi may be scalars.
+pub fn clamp(lo: &Array, x: &Array, hi: &Array) -> Result<Array> {
+    let widen = |b: &Array| -> Result<Array> {
+        if b.dims.is_empty() && !x.dims.is_empty() {
+            Array::new(b.ty, x.dims.clone(), b.data.repeat_elem(0, x.len()))
+        } else {
+            Ok(b.clone())
+        }
+    };
+    let lo = widen(lo)?;
+    let hi = widen(hi)?;
+    let m = binary(BinOp::Max, x, &lo)?;
+    // XLA: clamp(lo, x, hi) = min(max(x, lo), hi)
+    binary(BinOp::Min, &m, &hi)
+}
+
+/// A scalar of `ty` from an exact value (used for constants built here).
+pub fn is_float_storage(ty: PrimitiveType) -> bool {
+    matches!(
+        storage(ty),
+        Ok(Storage::F16 | Storage::Bf16 | Storage::F32 | Storage::F64 | Storage::Mini(_))
+    )
+}

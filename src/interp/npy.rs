@@ -1,0 +1,433 @@
+//! `.npy` arrays in `.npz` archives, in the layout of `corpus/refs/`:
+//! `in0, in1, ...` and `out0, out1, ...`, C order. Types numpy cannot
+//! store (bf16, the 8-bit floats) are stored as their raw bits (`uint16`,
+//! `uint8`) and named in a sidecar `<file>.json`
+//! (`{"in0": "bf16", "out1": "f8e8m0fnu"}`).
+//!
+//! The zip container is the `zip` crate (deflate through `flate2`'s pure
+//! Rust backend); the `.npy` format itself is a small header and raw
+//! little-endian data, read and written here.
+
+use super::array::{element_count, Array, Data};
+use super::convert::from_bits;
+use super::{err, Result};
+use crate::ir::PrimitiveType;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// One array as a `.npy` file holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NpyArray {
+    /// numpy's type string: `<f4`, `|b1`, `<u2`, ...
+    pub descr: String,
+    pub shape: Vec<usize>,
+    /// Little-endian element bytes, C order.
+    pub bytes: Vec<u8>,
+}
+
+/// Parses a `.npy` file.
+pub fn parse_npy(buf: &[u8]) -> Result<NpyArray> {
+    if buf.len() < 10 || &buf[..6] != b"\x93NUMPY" {
+        return Err(err("not a .npy file (bad magic)"));
+    }
+    let major = buf[6];
+    let (hlen, start) = match major {
+        1 => (u16::from_le_bytes([buf[8], buf[9]]) as usize, 10),
+        2 | 3 => {
+            if buf.len() < 12 {
+                return Err(err("truncated .npy header"));
+            }
+            (
+                u32::from_le_bytes([buf[8], buf[9], buf[10], buf[11]]) as usize,
+                12,
+            )
+        }
+        v => return Err(err(format!(".npy format version {v} is not supported"))),
+    };
+    let header = buf
+        .get(start..start + hlen)
+        .ok_or_else(|| err("truncated .npy header"))?;
+    let header = std::str::from_utf8(header).map_err(|_| err(".npy header is not text"))?;
+    let field = |key: &str| -> Result<&str> {
+        let pat = format!("'{key}':");
+        let at = header
+            .find(&pat)
+            .ok_or_else(|| err(format!(".npy header has no {key}")))?;
+        Ok(header[at + pat.len()..].trim_start())
+    };
+    let d = field("descr")?;
+    let descr = d
+        .strip_prefix('\'')
+        .and_then(|s| s.split('\'').next())
+        .ok_or_else(|| err("cannot read the .npy descr"))?
+        .to_string();
+    let fortran = field("fortran_order")?.starts_with("True");
+    let s = field("shape")?;
+    let s = s
+        .strip_prefix('(')
+        .and_then(|s| s.split(')').next())
+        .ok_or_else(|| err("cannot read the .npy shape"))?;
+    let shape: Vec<usize> = s
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse::<usize>().map_err(|_| err("bad .npy shape")))
+        .collect::<Result<_>>()?;
+    let width = descr_width(&descr)?;
+    let n = element_count(&shape)?;
+    let data = &buf[start + hlen..];
+    if data.len() < n * width {
+        return Err(err(format!(
+            ".npy data holds {} bytes, shape {:?} of {descr} needs {}",
+            data.len(),
+            shape,
+            n * width
+        )));
+    }
+    let mut bytes = data[..n * width].to_vec();
+    if descr.starts_with('>') && width > 1 {
+        for c in bytes.chunks_mut(width) {
+            c.reverse();
+        }
+    }
+    let mut a = NpyArray {
+        descr: format!("<{}", &descr[1..]),
+        shape,
+        bytes,
+    };
+    if width == 1 {
+        a.descr = format!("|{}", &descr[1..]);
+    }
+    if fortran && a.shape.len() > 1 {
+        // Column-major: reorder to C order.
+        let rev: Vec<usize> = a.shape.iter().rev().copied().collect();
+        let tmp = Array::new(PrimitiveType::U8, vec![n * width], Data::U(vec![0; 0]))
+            .ok()
+            .map(|_| ());
+        let _ = tmp;
+        let mut out = vec![0u8; a.bytes.len()];
+        let cst = super::array::strides(&a.shape);
+        let fst = super::array::strides(&rev);
+        for (i, chunk) in a.bytes.chunks(width).enumerate() {
+            // i is the Fortran-order position: decode with reversed dims.
+            let mut c = 0;
+            for k in 0..rev.len() {
+                let idx = (i / fst[k]) % rev[k];
+                c += idx * cst[rev.len() - 1 - k];
+            }
+            out[c * width..(c + 1) * width].copy_from_slice(chunk);
+        }
+        a.bytes = out;
+    }
+    Ok(a)
+}
+
+fn descr_width(descr: &str) -> Result<usize> {
+    let kind = descr.get(1..).unwrap_or("");
+    match kind {
+        "b1" | "i1" | "u1" => Ok(1),
+        "i2" | "u2" | "f2" => Ok(2),
+        "i4" | "u4" | "f4" => Ok(4),
+        "i8" | "u8" | "f8" => Ok(8),
+        _ => Err(err(format!("numpy dtype {descr} is not supported"))),
+    }
+}
+
+/// The HLO type numpy's type string stands for.
+fn natural_type(descr: &str) -> Result<PrimitiveType> {
+    use PrimitiveType as T;
+    Ok(match descr.get(1..).unwrap_or("") {
+        "b1" => T::Pred,
+        "i1" => T::S8,
+        "i2" => T::S16,
+        "i4" => T::S32,
+        "i8" => T::S64,
+        "u1" => T::U8,
+        "u2" => T::U16,
+        "u4" => T::U32,
+        "u8" => T::U64,
+        "f2" => T::F16,
+        "f4" => T::F32,
+        "f8" => T::F64,
+        _ => return Err(err(format!("numpy dtype {descr} is not supported"))),
+    })
+}
+
+/// The numpy type string an HLO type is stored as (bits for the types
+/// numpy lacks), and whether it is bit-stored.
+pub fn storage_descr(ty: PrimitiveType) -> Result<(&'static str, bool)> {
+    use PrimitiveType as T;
+    Ok(match ty {
+        T::Pred => ("|b1", false),
+        T::S8 | T::S4 | T::S2 | T::S1 => ("|i1", false),
+        T::S16 => ("<i2", false),
+        T::S32 => ("<i4", false),
+        T::S64 => ("<i8", false),
+        T::U8 | T::U4 | T::U2 | T::U1 => ("|u1", false),
+        T::U16 => ("<u2", false),
+        T::U32 => ("<u4", false),
+        T::U64 => ("<u8", false),
+        T::F16 => ("<f2", false),
+        T::F32 => ("<f4", false),
+        T::F64 => ("<f8", false),
+        T::Bf16 => ("<u2", true),
+        t if t.minifloat().is_some() => ("|u1", true),
+        t => return Err(err(format!("cannot store {t} in .npy"))),
+    })
+}
+
+impl NpyArray {
+    /// Reads the array as HLO type `ty`: its own numpy type, or raw bits of
+    /// a bit-stored type (`bits_of` names the sidecar's type, if any).
+    pub fn to_array(&self, ty: PrimitiveType, bits_of: Option<PrimitiveType>) -> Result<Array> {
+        let nat = natural_type(&self.descr)?;
+        let width = descr_width(&self.descr)?;
+        let raw: Vec<u64> = self
+            .bytes
+            .chunks(width)
+            .map(|c| {
+                let mut b = [0u8; 8];
+                b[..width].copy_from_slice(c);
+                u64::from_le_bytes(b)
+            })
+            .collect();
+        let (stored, bit_stored) = storage_descr(ty)?;
+        let ok = if let Some(b) = bits_of {
+            b == ty
+        } else {
+            nat == ty || (bit_stored && stored == self.descr) || narrow_int(ty, nat)
+        };
+        if !ok {
+            return Err(err(format!(
+                "holds {}[{}] ({}), {} expected",
+                nat,
+                super::array::dims_text(&self.shape),
+                self.descr,
+                ty
+            )));
+        }
+        let data = match nat {
+            PrimitiveType::Pred if ty == PrimitiveType::Pred => {
+                Data::Pred(raw.iter().map(|&b| b != 0).collect())
+            }
+            _ => {
+                // Sign-extend signed storage before reading as `ty`.
+                let raw: Vec<u64> = if nat.is_signed_int() {
+                    let w = nat.bit_width();
+                    raw.iter()
+                        .map(|&b| super::array::wrap_s(b as i64, w) as u64)
+                        .collect()
+                } else {
+                    raw
+                };
+                from_bits(ty, &raw)?
+            }
+        };
+        Array::new(ty, self.shape.clone(), data)
+    }
+
+    /// The `.npy` form of an array.
+    pub fn from_array(a: &Array) -> Result<NpyArray> {
+        let (descr, _) = storage_descr(a.ty)?;
+        let width = descr_width(descr)?;
+        let mut bytes = Vec::with_capacity(a.len() * width);
+        let push = |bytes: &mut Vec<u8>, v: u64| bytes.extend_from_slice(&v.to_le_bytes()[..width]);
+        match &a.data {
+            Data::Pred(v) => v.iter().for_each(|&b| bytes.push(u8::from(b))),
+            Data::S(v) => v.iter().for_each(|&x| push(&mut bytes, x as u64)),
+            Data::U(v) => v.iter().for_each(|&x| push(&mut bytes, x)),
+            Data::F16(v) => v
+                .iter()
+                .for_each(|x| push(&mut bytes, u64::from(x.to_bits()))),
+            Data::Bf16(v) => v
+                .iter()
+                .for_each(|x| push(&mut bytes, u64::from(x.to_bits()))),
+            Data::F32(v) => v
+                .iter()
+                .for_each(|x| push(&mut bytes, u64::from(x.to_bits()))),
+            Data::F64(v) => v.iter().for_each(|x| push(&mut bytes, x.to_bits())),
+            Data::Mini(v) => bytes.extend_from_slice(v),
+        }
+        Ok(NpyArray {
+            descr: descr.to_string(),
+            shape: a.dims.clone(),
+            bytes,
+        })
+    }
+
+    /// The `.npy` file (format 1.0, as numpy writes it).
+    pub fn to_npy_bytes(&self) -> Vec<u8> {
+        let shape = match self.shape.len() {
+            0 => "()".to_string(),
+            1 => format!("({},)", self.shape[0]),
+            _ => format!(
+                "({})",
+                self.shape
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let mut header = format!(
+            "{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}",
+            self.descr
+        );
+        // Pad with spaces so that data starts at a multiple of 64.
+        let total = 10 + header.len() + 1;
+        let pad = (64 - total % 64) % 64;
+        header.push_str(&" ".repeat(pad));
+        header.push('\n');
+        let mut out = Vec::with_capacity(10 + header.len() + self.bytes.len());
+        out.extend_from_slice(b"\x93NUMPY\x01\x00");
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(&self.bytes);
+        out
+    }
+}
+
+/// s4/u4 and the like are stored in the next byte-sized numpy type.
+fn narrow_int(ty: PrimitiveType, nat: PrimitiveType) -> bool {
+    use PrimitiveType as T;
+    matches!(
+        (ty, nat),
+        (T::S4 | T::S2 | T::S1, T::S8) | (T::U4 | T::U2 | T::U1, T::U8)
+    )
+}
+
+/// Every member of an `.npz` file, by name without `.npy`.
+pub fn read_npz(path: &Path) -> Result<BTreeMap<String, NpyArray>> {
+    let fail = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
+    let f = std::fs::File::open(path).map_err(|e| fail(&e))?;
+    let mut z = zip::ZipArchive::new(std::io::BufReader::new(f)).map_err(|e| fail(&e))?;
+    let mut out = BTreeMap::new();
+    for i in 0..z.len() {
+        let mut e = z.by_index(i).map_err(|e| fail(&e))?;
+        let name = e.name().to_string();
+        let mut buf = Vec::new();
+        e.read_to_end(&mut buf).map_err(|e| fail(&e))?;
+        let key = name.strip_suffix(".npy").unwrap_or(&name).to_string();
+        let a = parse_npy(&buf).map_err(|e| fail(&format!("{name}: {}", e.message)))?;
+        out.insert(key, a);
+    }
+    Ok(out)
+}
+
+/// The sidecar `<file>.json` beside an `.npz`: name -> HLO type of the
+/// bit-stored arrays (empty when there is none).
+pub fn read_sidecar(npz: &Path) -> Result<BTreeMap<String, PrimitiveType>> {
+    let p = sidecar_path(npz);
+    let mut out = BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(&p) else {
+        return Ok(out);
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| err(format!("{}: {e}", p.display())))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| err(format!("{}: not a JSON object", p.display())))?;
+    for (k, v) in obj {
+        let name = v.as_str().unwrap_or("");
+        let ty = PrimitiveType::from_name(name)
+            .ok_or_else(|| err(format!("{}: unknown type {name}", p.display())))?;
+        out.insert(k.clone(), ty);
+    }
+    Ok(out)
+}
+
+pub fn sidecar_path(npz: &Path) -> PathBuf {
+    npz.with_extension("json")
+}
+
+/// Writes arrays (name, array) as an `.npz` (deflated, fixed timestamps)
+/// and, when some are bit-stored, the sidecar `.json`; removes a stale
+/// sidecar otherwise.
+pub fn write_npz(path: &Path, arrays: &[(String, &Array)]) -> Result<()> {
+    let fail = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(&e))?;
+    let mut z = zip::ZipWriter::new(std::io::BufWriter::new(tmp));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
+        .large_file(true);
+    let mut bits: BTreeMap<String, String> = BTreeMap::new();
+    for (name, a) in arrays {
+        let npy = NpyArray::from_array(a)?;
+        if storage_descr(a.ty)?.1 {
+            bits.insert(name.clone(), a.ty.name().to_string());
+        }
+        z.start_file(format!("{name}.npy"), opts)
+            .map_err(|e| fail(&e))?;
+        z.write_all(&npy.to_npy_bytes()).map_err(|e| fail(&e))?;
+    }
+    let w = z.finish().map_err(|e| fail(&e))?;
+    let tmp = w.into_inner().map_err(|e| fail(&e.into_error()))?;
+    tmp.persist(path).map_err(|e| fail(&e.error))?;
+    let side = sidecar_path(path);
+    if bits.is_empty() {
+        if side.exists() {
+            std::fs::remove_file(&side).map_err(|e| fail(&e))?;
+        }
+    } else {
+        let mut text = String::from("{\n");
+        let n = bits.len();
+        for (i, (k, v)) in bits.iter().enumerate() {
+            text.push_str(&format!(
+                "\"{k}\": \"{v}\"{}\n",
+                if i + 1 < n { "," } else { "" }
+            ));
+        }
+        text.push_str("}\n");
+        std::fs::write(&side, text).map_err(|e| fail(&e))?;
+    }
+    Ok(())
+}
+
+/// Reads `in0, in1, ...` from an `.npz` as the given parameter types.
+pub fn read_inputs(path: &Path, types: &[PrimitiveType]) -> Result<Vec<Array>> {
+    let members = read_npz(path)?;
+    let side = read_sidecar(path)?;
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, &ty)| {
+            let key = format!("in{i}");
+            let a = members.get(&key).ok_or_else(|| {
+                err(format!(
+                    "{}: no {key} for parameter {i} (has: {})",
+                    path.display(),
+                    members.keys().cloned().collect::<Vec<_>>().join(", ")
+                ))
+            })?;
+            a.to_array(ty, side.get(&key).copied())
+                .map_err(|e| err(format!("{}: {key}: {}", path.display(), e.message)))
+        })
+        .collect()
+}
+
+/// Reads `out0, out1, ...` with their sidecar types (bit-stored arrays come
+/// back as their real type; the rest as their numpy type).
+pub fn read_outputs(path: &Path) -> Result<Vec<Array>> {
+    let members = read_npz(path)?;
+    let side = read_sidecar(path)?;
+    let mut out = Vec::new();
+    for i in 0.. {
+        let key = format!("out{i}");
+        let Some(a) = members.get(&key) else { break };
+        let ty = match side.get(&key) {
+            Some(&t) => t,
+            None => natural_type(&a.descr)?,
+        };
+        out.push(
+            a.to_array(ty, side.get(&key).copied())
+                .map_err(|e| err(format!("{}: {key}: {}", path.display(), e.message)))?,
+        );
+    }
+    Ok(out)
+}

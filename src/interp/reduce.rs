@@ -1,0 +1,513 @@
+//! Ops that call a computation per element: reduce, reduce-window,
+//! scatter, map. A computation that is a single commutative op on its two
+//! parameters (add, max, ...) runs as that op directly; any other one is
+//! evaluated per element.
+
+use super::array::{shape_dims, strides, Array, Data, Value};
+use super::attrs;
+use super::convert::{from_f32_vec, from_f64_vec, to_f32_vec, to_f64_vec};
+use super::elementwise::{fbin32, fbin64, pbin, sbin, ubin, BinOp};
+use super::shape_ops::transpose;
+use super::{err, Combiner, Interpreter, Result};
+use crate::ir::{CompId, Instruction};
+use std::sync::Arc;
+
+fn to_apply(instr: &Instruction) -> Result<CompId> {
+    instr
+        .to_apply()
+        .ok_or_else(|| err("missing to_apply computation"))
+}
+
+/// Element `i` of `a` as a scalar value.
+pub fn scalar_at(a: &Array, i: usize) -> Value {
+    Value::Array(Arc::new(Array {
+        ty: a.ty,
+        dims: Vec::new(),
+        data: a.data.take(&[i]),
+    }))
+}
+
+/// The results of a computation returning N scalars (a tuple when N > 1).
+fn split_results(v: Value, n: usize) -> Result<Vec<Value>> {
+    if n == 1 {
+        if let Value::Tuple(t) = &v {
+            if t.len() == 1 {
+                return Ok(vec![t[0].clone()]);
+            }
+        }
+        return Ok(vec![v]);
+    }
+    let t = v.tuple_elements()?;
+    if t.len() != n {
+        return Err(err(format!(
+            "the called computation returned {} values, {n} expected",
+            t.len()
+        )));
+    }
+    Ok(t.to_vec())
+}
+
+/// Gathers scalar values into an array of `dims`.
+fn collect_scalars(
+    vals: &[Value],
+    ty: crate::ir::PrimitiveType,
+    dims: Vec<usize>,
+) -> Result<Array> {
+    let datas = vals
+        .iter()
+        .map(|v| {
+            let a = v.as_array()?;
+            if a.ty != ty || a.len() != 1 {
+                return Err(err(format!(
+                    "the called computation returned {}, {ty}[] expected",
+                    a.shape_text()
+                )));
+            }
+            Ok(&a.data)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if datas.is_empty() {
+        return Array::new(ty, dims, Data::zeros(ty, 0)?);
+    }
+    Array::new(ty, dims, Data::concat(&datas)?)
+}
+
+/// Folds `x[i]` into `acc` with a binary op, in place (same types).
+pub fn fold_at(
+    op: BinOp,
+    acc: &mut Data,
+    ai: usize,
+    x: &Data,
+    xi: usize,
+    ty: crate::ir::PrimitiveType,
+) -> Result<()> {
+    let bits = ty.bit_width();
+    match (acc, x) {
+        (Data::F32(a), Data::F32(b)) => a[ai] = fbin32(op, a[ai], b[xi])?,
+        (Data::F64(a), Data::F64(b)) => a[ai] = fbin64(op, a[ai], b[xi])?,
+        (Data::S(a), Data::S(b)) => a[ai] = sbin(op, a[ai], b[xi], bits)?,
+        (Data::U(a), Data::U(b)) => a[ai] = ubin(op, a[ai], b[xi], bits)?,
+        (Data::Pred(a), Data::Pred(b)) => a[ai] = pbin(op, a[ai], b[xi])?,
+        (acc, x) => {
+            let p = to_f32_vec(&acc.take(&[ai]), ty)[0];
+            let q = to_f32_vec(&x.take(&[xi]), ty)[0];
+            let r = from_f32_vec(ty, vec![fbin32(op, p, q)?])?;
+            acc.set_from(ai, &r, 0)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reduces contiguous chunks of `r` elements of `x` (one per output).
+fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
+    let bits = x.ty.bit_width();
+    let exact_sum = matches!(op, BinOp::Add | BinOp::Mul);
+    Ok(match (&x.data, &init.data) {
+        (Data::S(v), Data::S(i)) => Data::S(chunks(v, r, |c| {
+            c.iter().try_fold(i[0], |a, &b| sbin(op, a, b, bits))
+        })?),
+        (Data::U(v), Data::U(i)) => Data::U(chunks(v, r, |c| {
+            c.iter().try_fold(i[0], |a, &b| ubin(op, a, b, bits))
+        })?),
+        (Data::Pred(v), Data::Pred(i)) => Data::Pred(chunks(v, r, |c| {
+            c.iter().try_fold(i[0], |a, &b| pbin(op, a, b))
+        })?),
+        (Data::F32(v), Data::F32(i)) if !exact_sum => Data::F32(chunks(v, r, |c| {
+            c.iter().try_fold(i[0], |a, &b| fbin32(op, a, b))
+        })?),
+        (Data::F64(v), Data::F64(i)) => Data::F64(chunks(v, r, |c| {
+            c.iter().try_fold(i[0], |a, &b| fbin64(op, a, b))
+        })?),
+        (Data::F32(v), Data::F32(i)) => Data::F32(chunks(v, r, |c| {
+            let acc = c
+                .iter()
+                .try_fold(f64::from(i[0]), |a, &b| fbin64(op, a, f64::from(b)))?;
+            Ok(acc as f32)
+        })?),
+        _ => {
+            // f16, bf16, narrow floats: exact values, one rounding.
+            let v = to_f64_vec(&x.data, x.ty);
+            let i = to_f64_vec(&init.data, init.ty);
+            let out = chunks(&v, r, |c| c.iter().try_fold(i[0], |a, &b| fbin64(op, a, b)))?;
+            from_f64_vec(x.ty, &out)?
+        }
+    })
+}
+
+fn chunks<T: Copy, U>(v: &[T], r: usize, mut f: impl FnMut(&[T]) -> Result<U>) -> Result<Vec<U>> {
+    if r == 0 {
+        return Err(err("internal error: empty chunk"));
+    }
+    v.chunks(r).map(&mut f).collect()
+}
+
+pub fn reduce(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    if ops.is_empty() || ops.len() % 2 != 0 {
+        return Err(err(format!("reduce with {} operands", ops.len())));
+    }
+    let n = ops.len() / 2;
+    let inputs: Vec<&Arc<Array>> = ops[..n]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let inits: Vec<&Arc<Array>> = ops[n..]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let x0 = inputs[0];
+    for (a, i) in inputs.iter().zip(&inits) {
+        if a.dims != x0.dims {
+            return Err(err("reduce inputs differ in shape"));
+        }
+        if i.len() != 1 || i.ty != a.ty {
+            return Err(err(format!(
+                "reduce init {} does not fit input {}",
+                i.shape_text(),
+                a.shape_text()
+            )));
+        }
+    }
+    let rank = x0.rank();
+    let mut red: Vec<usize> = instr
+        .dimensions()
+        .unwrap_or(&[])
+        .iter()
+        .map(|&d| attrs::dim_index(d, rank, "reduce dimension"))
+        .collect::<Result<_>>()?;
+    red.sort_unstable();
+    red.dedup();
+    let kept: Vec<usize> = (0..rank).filter(|d| !red.contains(d)).collect();
+    let out_dims: Vec<usize> = kept.iter().map(|&d| x0.dims[d]).collect();
+    let r: usize = red.iter().map(|&d| x0.dims[d]).product();
+    let nout: usize = out_dims.iter().product();
+    let perm: Vec<usize> = kept.iter().chain(&red).copied().collect();
+    let comp = to_apply(instr)?;
+    let xs: Vec<Array> = inputs
+        .iter()
+        .map(|a| transpose(a, &perm))
+        .collect::<Result<_>>()?;
+    if n == 1 {
+        if let Combiner::Bin(op) = it.combiner(comp) {
+            let data = if r == 0 {
+                inits[0].data.repeat_elem(0, nout)
+            } else {
+                fold_chunks(op, &xs[0], inits[0], r)?
+            };
+            return Ok(Value::array(Array::new(x0.ty, out_dims, data)?));
+        }
+    }
+    // General: call the reducer for each element, in row-major order of
+    // the reduced dimensions.
+    let mut results: Vec<Vec<Value>> = vec![Vec::with_capacity(nout); n];
+    for o in 0..nout {
+        let mut acc: Vec<Value> = inits.iter().map(|i| Value::Array((*i).clone())).collect();
+        for j in 0..r {
+            let mut args = acc.clone();
+            args.extend(xs.iter().map(|x| scalar_at(x, o * r + j)));
+            acc = split_results(it.call(comp, &args)?, n)?;
+        }
+        for (k, v) in acc.into_iter().enumerate() {
+            results[k].push(v);
+        }
+    }
+    let outs: Vec<Value> = results
+        .iter()
+        .zip(&inputs)
+        .map(|(vals, a)| collect_scalars(vals, a.ty, out_dims.clone()).map(Value::array))
+        .collect::<Result<_>>()?;
+    Ok(if n == 1 && !instr.shape.is_tuple() {
+        outs.into_iter().next().expect("one output")
+    } else {
+        Value::Tuple(outs.into())
+    })
+}
+
+pub fn reduce_window(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    if ops.is_empty() || ops.len() % 2 != 0 {
+        return Err(err(format!("reduce-window with {} operands", ops.len())));
+    }
+    let n = ops.len() / 2;
+    let inputs: Vec<&Arc<Array>> = ops[..n]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let inits: Vec<&Arc<Array>> = ops[n..]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let x0 = inputs[0];
+    for (a, i) in inputs.iter().zip(&inits) {
+        if a.dims != x0.dims || i.len() != 1 || i.ty != a.ty {
+            return Err(err("reduce-window operands do not fit together"));
+        }
+    }
+    let rank = x0.rank();
+    let win = attrs::window_attr(instr, rank)?;
+    let mut out_dims = Vec::with_capacity(rank);
+    for (d, w) in win.iter().enumerate() {
+        let base = if x0.dims[d] == 0 {
+            0
+        } else {
+            (x0.dims[d] as i64 - 1) * w.base_dilation + 1
+        };
+        let padded = base + w.pad_lo + w.pad_hi;
+        let span = (w.size - 1) * w.window_dilation + 1;
+        out_dims.push(if w.size == 0 || padded < span {
+            0
+        } else {
+            ((padded - span) / w.stride + 1) as usize
+        });
+    }
+    let expected = match &*instr.shape {
+        crate::ir::Shape::Tuple(t) => t.first().map(shape_dims).transpose()?,
+        s => Some(shape_dims(s)?),
+    };
+    if expected.as_ref() != Some(&out_dims) {
+        return Err(err("reduce-window: result shape does not match the window"));
+    }
+    let ist = strides(&x0.dims);
+    let ost = strides(&out_dims);
+    let nout = super::array::element_count(&out_dims)?;
+    let wsizes: Vec<usize> = win.iter().map(|w| w.size as usize).collect();
+    let wst = strides(&wsizes);
+    let nwin: usize = wsizes.iter().product();
+    let comp = to_apply(instr)?;
+    let fast = match it.combiner(comp) {
+        Combiner::Bin(op) if n == 1 => Some(op),
+        _ => None,
+    };
+    // The input elements each output reads, in window order.
+    let window_elems = |o: usize, buf: &mut Vec<usize>| {
+        buf.clear();
+        'w: for wi in 0..nwin {
+            let mut lin = 0usize;
+            for d in 0..rank {
+                let oi = ((o / ost[d]) % out_dims[d].max(1)) as i64;
+                let k = ((wi / wst[d]) % wsizes[d].max(1)) as i64;
+                let w = &win[d];
+                let k = if w.reversal { w.size - 1 - k } else { k };
+                let p = oi * w.stride + k * w.window_dilation - w.pad_lo;
+                if p < 0 || p % w.base_dilation != 0 {
+                    continue 'w;
+                }
+                let p = p / w.base_dilation;
+                if p >= x0.dims[d] as i64 {
+                    continue 'w;
+                }
+                lin += p as usize * ist[d];
+            }
+            buf.push(lin);
+        }
+    };
+    let mut buf = Vec::new();
+    if let Some(op) = fast {
+        let mut out = inits[0].data.repeat_elem(0, nout);
+        for o in 0..nout {
+            window_elems(o, &mut buf);
+            for &i in &buf {
+                fold_at(op, &mut out, o, &x0.data, i, x0.ty)?;
+            }
+        }
+        return Ok(Value::array(Array::new(x0.ty, out_dims, out)?));
+    }
+    let mut results: Vec<Vec<Value>> = vec![Vec::with_capacity(nout); n];
+    for o in 0..nout {
+        window_elems(o, &mut buf);
+        let mut acc: Vec<Value> = inits.iter().map(|i| Value::Array((*i).clone())).collect();
+        for &i in &buf {
+            let mut args = acc.clone();
+            args.extend(inputs.iter().map(|x| scalar_at(x, i)));
+            acc = split_results(it.call(comp, &args)?, n)?;
+        }
+        for (k, v) in acc.into_iter().enumerate() {
+            results[k].push(v);
+        }
+    }
+    let outs: Vec<Value> = results
+        .iter()
+        .zip(&inputs)
+        .map(|(vals, a)| collect_scalars(vals, a.ty, out_dims.clone()).map(Value::array))
+        .collect::<Result<_>>()?;
+    Ok(if n == 1 && !instr.shape.is_tuple() {
+        outs.into_iter().next().expect("one output")
+    } else {
+        Value::Tuple(outs.into())
+    })
+}
+
+pub fn map(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let inputs: Vec<&Arc<Array>> = ops.iter().map(|v| v.as_array()).collect::<Result<_>>()?;
+    let first = inputs.first().ok_or_else(|| err("map of nothing"))?;
+    if inputs.iter().any(|a| a.dims != first.dims) {
+        return Err(err("map operands differ in shape"));
+    }
+    let comp = to_apply(instr)?;
+    let out_ty = instr.shape.element_type();
+    let vals = (0..first.len())
+        .map(|i| {
+            let args: Vec<Value> = inputs.iter().map(|a| scalar_at(a, i)).collect();
+            it.call(comp, &args)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Value::array(collect_scalars(
+        &vals,
+        out_ty,
+        first.dims.clone(),
+    )?))
+}
+
+pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    if ops.len() < 3 || ops.len() % 2 != 1 {
+        return Err(err(format!("scatter with {} operands", ops.len())));
+    }
+    let n = (ops.len() - 1) / 2;
+    let operands: Vec<&Arc<Array>> = ops[..n]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let indices = ops[n].as_array()?;
+    let updates: Vec<&Arc<Array>> = ops[n + 1..]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let a0 = operands[0];
+    let u0 = updates[0];
+    for (a, u) in operands.iter().zip(&updates) {
+        if a.dims != a0.dims || u.dims != u0.dims || a.ty != u.ty {
+            return Err(err("scatter operands or updates do not fit together"));
+        }
+    }
+    let us = |k: &str| -> Result<Vec<usize>> {
+        attrs::int_list(instr, k)?
+            .iter()
+            .map(|&x| usize::try_from(x).map_err(|_| err(format!("negative {k}"))))
+            .collect()
+    };
+    let uwd = us("update_window_dims")?;
+    let iwd = us("inserted_window_dims")?;
+    let sdod = us("scatter_dims_to_operand_dims")?;
+    let ibd = us("input_batching_dims")?;
+    let sibd = us("scatter_indices_batching_dims")?;
+    let ivd = attrs::int_attr(instr, "index_vector_dim")?
+        .and_then(|v| usize::try_from(v).ok())
+        .ok_or_else(|| err("scatter without index_vector_dim"))?;
+    let rank = a0.rank();
+    if ivd > indices.rank() {
+        return Err(err("scatter: index_vector_dim out of range"));
+    }
+    let nidx = if ivd < indices.rank() {
+        indices.dims[ivd]
+    } else {
+        1
+    };
+    if nidx != sdod.len() {
+        return Err(err(
+            "scatter: index vector length does not match scatter_dims_to_operand_dims",
+        ));
+    }
+    let window_dims: Vec<usize> = (0..rank)
+        .filter(|d| !iwd.contains(d) && !ibd.contains(d))
+        .collect();
+    if window_dims.len() != uwd.len() || uwd.iter().any(|&d| d >= u0.rank()) {
+        return Err(err(
+            "scatter: update_window_dims does not match the operand",
+        ));
+    }
+    if sdod.iter().chain(&ibd).chain(&iwd).any(|&d| d >= rank) {
+        return Err(err("scatter: dimension number out of range"));
+    }
+    let mut wsize = vec![1usize; rank];
+    for (&od, &ud) in window_dims.iter().zip(&uwd) {
+        wsize[od] = u0.dims[ud];
+    }
+    let scatter_dims: Vec<usize> = (0..u0.rank()).filter(|d| !uwd.contains(d)).collect();
+    let batch_rank = indices.rank() - usize::from(ivd < indices.rank());
+    if scatter_dims.len() != batch_rank {
+        return Err(err(
+            "scatter: updates' scatter dims do not match the indices",
+        ));
+    }
+    let sib: Vec<usize> = sibd
+        .iter()
+        .map(|&d| {
+            if d >= indices.rank() || d == ivd {
+                Err(err("scatter: scatter_indices_batching_dims out of range"))
+            } else {
+                Ok(if d > ivd { d - 1 } else { d })
+            }
+        })
+        .collect::<Result<_>>()?;
+    let comp = to_apply(instr)?;
+    let comb = it.combiner(comp);
+    let mut outs: Vec<Data> = operands.iter().map(|a| a.data.clone()).collect();
+    let ust = strides(&u0.dims);
+    let ast = strides(&a0.dims);
+    let ist = strides(&indices.dims);
+    let mut uidx = vec![0usize; u0.rank()];
+    let mut batch = vec![0usize; batch_rank];
+    for ui in 0..u0.len() {
+        for d in 0..u0.rank() {
+            uidx[d] = (ui / ust[d]) % u0.dims[d].max(1);
+        }
+        for (b, &d) in scatter_dims.iter().enumerate() {
+            batch[b] = uidx[d];
+        }
+        let v = super::shape_ops::index_vector(indices, ivd, &batch, nidx, &ist)?;
+        let mut start = vec![0i64; rank];
+        for (k, &d) in sdod.iter().enumerate() {
+            start[d] = v[k];
+        }
+        for (k, &d) in ibd.iter().enumerate() {
+            start[d] = batch[sib[k]] as i64;
+        }
+        // Out-of-bounds windows are skipped whole, as XLA does.
+        if (0..rank).any(|d| start[d] < 0 || start[d] + wsize[d] as i64 > a0.dims[d] as i64) {
+            continue;
+        }
+        let mut lin = 0usize;
+        for d in 0..rank {
+            lin += start[d] as usize * ast[d];
+        }
+        for (&od, &ud) in window_dims.iter().zip(&uwd) {
+            lin += uidx[ud] * ast[od];
+        }
+        match comb {
+            Combiner::TakeUpdate if n == 1 => outs[0].set_from(lin, &updates[0].data, ui)?,
+            Combiner::Bin(op) if n == 1 => {
+                fold_at(op, &mut outs[0], lin, &updates[0].data, ui, a0.ty)?
+            }
+            _ => {
+                let mut args: Vec<Value> = outs
+                    .iter()
+                    .zip(&operands)
+                    .map(|(d, a)| {
+                        Value::Array(Arc::new(Array {
+                            ty: a.ty,
+                            dims: Vec::new(),
+                            data: d.take(&[lin]),
+                        }))
+                    })
+                    .collect();
+                args.extend(updates.iter().map(|u| scalar_at(u, ui)));
+                let res = split_results(it.call(comp, &args)?, n)?;
+                for (k, r) in res.iter().enumerate() {
+                    let r = r.as_array()?;
+                    if r.ty != operands[k].ty || r.len() != 1 {
+                        return Err(err("scatter combiner returned the wrong type"));
+                    }
+                    outs[k].set_from(lin, &r.data, 0)?;
+                }
+            }
+        }
+    }
+    let vals: Vec<Value> = outs
+        .into_iter()
+        .zip(&operands)
+        .map(|(d, a)| Array::new(a.ty, a.dims.clone(), d).map(Value::array))
+        .collect::<Result<_>>()?;
+    Ok(if n == 1 && !instr.shape.is_tuple() {
+        vals.into_iter().next().expect("one output")
+    } else {
+        Value::Tuple(vals.into())
+    })
+}

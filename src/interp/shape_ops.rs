@@ -1,0 +1,473 @@
+//! Data movement: broadcast, reshape, bitcast, transpose, slice,
+//! dynamic-slice, dynamic-update-slice, concatenate, pad, iota, reverse,
+//! gather.
+
+use super::array::{element_count, strided_map, strides, Array, Data};
+use super::attrs::dim_index;
+use super::convert::from_f64_vec;
+use super::{err, Result};
+use crate::ir::shape::Shape;
+use crate::ir::PrimitiveType;
+
+pub fn broadcast(a: &Array, out_dims: &[usize], dimensions: &[i64]) -> Result<Array> {
+    if dimensions.len() != a.rank() {
+        return Err(err(format!(
+            "broadcast: {} dimensions for operand {}",
+            dimensions.len(),
+            a.shape_text()
+        )));
+    }
+    element_count(out_dims)?;
+    let st = strides(&a.dims);
+    let mut step = vec![0isize; out_dims.len()];
+    for (k, &d) in dimensions.iter().enumerate() {
+        let d = dim_index(d, out_dims.len(), "broadcast dimension")?;
+        if out_dims[d] != a.dims[k] {
+            return Err(err(format!(
+                "broadcast: operand dimension {k} ({}) does not match result dimension {d} ({})",
+                a.dims[k], out_dims[d]
+            )));
+        }
+        step[d] = st[k] as isize;
+    }
+    let map = strided_map(out_dims, &step, 0);
+    Array::new(a.ty, out_dims.to_vec(), a.data.take(&map))
+}
+
+pub fn reshape(a: &Array, out_dims: &[usize]) -> Result<Array> {
+    if element_count(out_dims)? != a.len() {
+        return Err(err(format!(
+            "reshape of {} to {} elements",
+            a.shape_text(),
+            element_count(out_dims)?
+        )));
+    }
+    Array::new(a.ty, out_dims.to_vec(), a.data.clone())
+}
+
+/// The minor-to-major order of an array shape (default: descending).
+fn minor_to_major(shape: &Shape) -> Vec<usize> {
+    let rank = shape.rank();
+    match shape.as_array().and_then(|a| a.layout.as_ref()) {
+        Some(l) if l.minor_to_major.len() == rank => {
+            l.minor_to_major.iter().map(|&d| d as usize).collect()
+        }
+        _ => (0..rank).rev().collect(),
+    }
+}
+
+/// Logical row-major -> physical order for a layout: the permutation that
+/// lists dimensions major to minor.
+fn to_physical(a: &Array, m2m: &[usize]) -> Result<Array> {
+    let perm: Vec<usize> = m2m.iter().rev().copied().collect();
+    transpose(a, &perm)
+}
+
+/// `bitcast`: the same buffer under another shape and layout.
+pub fn bitcast(a: &Array, from: &Shape, to: &Shape) -> Result<Array> {
+    let out_dims = super::array::shape_dims(to)?;
+    let to_ty = to.element_type();
+    if to_ty != a.ty {
+        // Optimized modules bitcast between types of the same width.
+        if to_ty.bit_width() != a.ty.bit_width() {
+            return Err(err(format!(
+                "bitcast from {} to {to} changes the element width",
+                a.shape_text()
+            )));
+        }
+        let same = super::convert::bitcast_convert(a, to_ty, a.dims.clone())?;
+        let from_same = match from {
+            Shape::Array(s) => Shape::Array(crate::ir::ArrayShape {
+                element_type: to_ty,
+                ..s.clone()
+            }),
+            other => other.clone(),
+        };
+        return bitcast(&same, &from_same, to);
+    }
+    if element_count(&out_dims)? != a.len() {
+        return Err(err(format!(
+            "bitcast from {} to {to} changes the element count",
+            a.shape_text()
+        )));
+    }
+    let m_from = minor_to_major(from);
+    let m_to = minor_to_major(to);
+    let phys = to_physical(a, &m_from)?;
+    // The physical buffer read as `to`: its dims in major-to-minor order.
+    let major_to_minor: Vec<usize> = m_to.iter().rev().copied().collect();
+    let phys_dims: Vec<usize> = major_to_minor.iter().map(|&d| out_dims[d]).collect();
+    let p = Array::new(a.ty, phys_dims, phys.data)?;
+    // Back to logical order: logical dim d is physical position pos[d].
+    let mut inv = vec![0usize; out_dims.len()];
+    for (pos, &d) in major_to_minor.iter().enumerate() {
+        inv[d] = pos;
+    }
+    transpose(&p, &inv)
+}
+
+/// Result dim i is operand dim perm[i].
+pub fn transpose(a: &Array, perm: &[usize]) -> Result<Array> {
+    if perm.len() != a.rank() {
+        return Err(err(format!(
+            "transpose: permutation of {} for {}",
+            perm.len(),
+            a.shape_text()
+        )));
+    }
+    let mut seen = vec![false; perm.len()];
+    for &p in perm {
+        if p >= perm.len() || seen[p] {
+            return Err(err("transpose: not a permutation"));
+        }
+        seen[p] = true;
+    }
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        return Ok(a.clone());
+    }
+    let st = strides(&a.dims);
+    let out_dims: Vec<usize> = perm.iter().map(|&p| a.dims[p]).collect();
+    let step: Vec<isize> = perm.iter().map(|&p| st[p] as isize).collect();
+    let map = strided_map(&out_dims, &step, 0);
+    Array::new(a.ty, out_dims, a.data.take(&map))
+}
+
+pub fn slice(a: &Array, spec: &[(i64, i64, i64)]) -> Result<Array> {
+    if spec.len() != a.rank() {
+        return Err(err(format!(
+            "slice: {} ranges for {}",
+            spec.len(),
+            a.shape_text()
+        )));
+    }
+    let st = strides(&a.dims);
+    let mut out_dims = Vec::new();
+    let mut step = Vec::new();
+    let mut base = 0isize;
+    for (k, &(s, l, t)) in spec.iter().enumerate() {
+        if s < 0 || l < s || l as usize > a.dims[k] || t < 1 {
+            return Err(err(format!(
+                "slice [{s}:{l}:{t}] is out of range for dimension {k} of {}",
+                a.shape_text()
+            )));
+        }
+        out_dims.push(((l - s + t - 1) / t) as usize);
+        step.push(st[k] as isize * t as isize);
+        base += st[k] as isize * s as isize;
+    }
+    let map = strided_map(&out_dims, &step, base);
+    Array::new(a.ty, out_dims, a.data.take(&map))
+}
+
+/// Start indices clamped as XLA does: into [0, dim - size].
+fn clamp_starts(a: &Array, starts: &[i64], sizes: &[usize]) -> Vec<usize> {
+    starts
+        .iter()
+        .zip(&a.dims)
+        .zip(sizes)
+        .map(|((&s, &d), &z)| s.clamp(0, d.saturating_sub(z) as i64) as usize)
+        .collect()
+}
+
+pub fn dynamic_slice(a: &Array, starts: &[i64], sizes: &[usize]) -> Result<Array> {
+    if starts.len() != a.rank() || sizes.len() != a.rank() {
+        return Err(err(format!(
+            "dynamic-slice: {} start indices and {} sizes for {}",
+            starts.len(),
+            sizes.len(),
+            a.shape_text()
+        )));
+    }
+    for (k, (&z, &d)) in sizes.iter().zip(&a.dims).enumerate() {
+        if z > d {
+            return Err(err(format!(
+                "dynamic-slice size {z} exceeds dimension {k} of {}",
+                a.shape_text()
+            )));
+        }
+    }
+    let s = clamp_starts(a, starts, sizes);
+    let spec: Vec<(i64, i64, i64)> = s
+        .iter()
+        .zip(sizes)
+        .map(|(&s, &z)| (s as i64, (s + z) as i64, 1))
+        .collect();
+    slice(a, &spec)
+}
+
+pub fn dynamic_update_slice(a: &Array, upd: &Array, starts: &[i64]) -> Result<Array> {
+    if upd.ty != a.ty || upd.rank() != a.rank() || starts.len() != a.rank() {
+        return Err(err(format!(
+            "dynamic-update-slice of {} with {} ({} start indices)",
+            a.shape_text(),
+            upd.shape_text(),
+            starts.len()
+        )));
+    }
+    for (k, (&z, &d)) in upd.dims.iter().zip(&a.dims).enumerate() {
+        if z > d {
+            return Err(err(format!(
+                "dynamic-update-slice: update dimension {k} ({z}) exceeds the operand's ({d})"
+            )));
+        }
+    }
+    let s = clamp_starts(a, starts, &upd.dims);
+    let st = strides(&a.dims);
+    let base: usize = s.iter().zip(&st).map(|(&x, &y)| x * y).sum();
+    let step: Vec<isize> = st.iter().map(|&x| x as isize).collect();
+    let dst = strided_map(&upd.dims, &step, base as isize);
+    let mut out = a.data.clone();
+    out.put(&dst, &upd.data)?;
+    Array::new(a.ty, a.dims.clone(), out)
+}
+
+pub fn concatenate(parts: &[&Array], dim: usize) -> Result<Array> {
+    let first = parts.first().ok_or_else(|| err("concatenate of nothing"))?;
+    let rank = first.rank();
+    if dim >= rank {
+        return Err(err(format!("concatenate dimension {dim} for rank {rank}")));
+    }
+    let mut out_dims = first.dims.clone();
+    out_dims[dim] = 0;
+    for p in parts {
+        if p.ty != first.ty
+            || p.rank() != rank
+            || (0..rank).any(|k| k != dim && p.dims[k] != first.dims[k])
+        {
+            return Err(err(format!(
+                "concatenate of {} and {}",
+                first.shape_text(),
+                p.shape_text()
+            )));
+        }
+        out_dims[dim] += p.dims[dim];
+    }
+    let st = strides(&out_dims);
+    let step: Vec<isize> = st.iter().map(|&x| x as isize).collect();
+    let mut out = Data::zeros(first.ty, element_count(&out_dims)?)?;
+    let mut offset = 0usize;
+    for p in parts {
+        let dst = strided_map(&p.dims, &step, (offset * st[dim]) as isize);
+        out.put(&dst, &p.data)?;
+        offset += p.dims[dim];
+    }
+    Array::new(first.ty, out_dims, out)
+}
+
+pub fn pad(a: &Array, value: &Array, cfg: &[(i64, i64, i64)]) -> Result<Array> {
+    if cfg.len() != a.rank() || value.len() != 1 || value.ty != a.ty {
+        return Err(err(format!(
+            "pad of {} with {} and {} padding dimensions",
+            a.shape_text(),
+            value.shape_text(),
+            cfg.len()
+        )));
+    }
+    let mut out_dims = Vec::new();
+    for (k, &(lo, hi, int)) in cfg.iter().enumerate() {
+        if int < 0 {
+            return Err(err("pad: negative interior padding"));
+        }
+        let d = a.dims[k] as i64;
+        let n = lo + hi + d + (d - 1).max(0) * int;
+        if n < 0 {
+            return Err(err(format!("pad: dimension {k} becomes negative")));
+        }
+        out_dims.push(n as usize);
+    }
+    let total = element_count(&out_dims)?;
+    let mut out = value.data.repeat_elem(0, total);
+    let ost = strides(&out_dims);
+    // Place every operand element that lands inside the result.
+    let ist = strides(&a.dims);
+    let mut dst = Vec::new();
+    let mut src = Vec::new();
+    'elems: for i in 0..a.len() {
+        let mut o = 0usize;
+        for k in 0..a.rank() {
+            let idx = (i / ist[k]) % a.dims[k].max(1);
+            let pos = cfg[k].0 + idx as i64 * (cfg[k].2 + 1);
+            if pos < 0 || pos >= out_dims[k] as i64 {
+                continue 'elems;
+            }
+            o += pos as usize * ost[k];
+        }
+        dst.push(o);
+        src.push(i);
+    }
+    out.put(&dst, &a.data.take(&src))?;
+    Array::new(a.ty, out_dims, out)
+}
+
+pub fn iota(ty: PrimitiveType, dims: &[usize], dim: usize) -> Result<Array> {
+    if dim >= dims.len() {
+        return Err(err(format!("iota dimension {dim} for rank {}", dims.len())));
+    }
+    let st = strides(dims);
+    let n = element_count(dims)?;
+    let v: Vec<f64> = (0..n).map(|i| ((i / st[dim]) % dims[dim]) as f64).collect();
+    Array::new(ty, dims.to_vec(), from_f64_vec(ty, &v)?)
+}
+
+pub fn reverse(a: &Array, dims: &[i64]) -> Result<Array> {
+    let st = strides(&a.dims);
+    let mut step: Vec<isize> = st.iter().map(|&x| x as isize).collect();
+    let mut base = 0isize;
+    for &d in dims {
+        let d = dim_index(d, a.rank(), "reverse dimension")?;
+        if a.dims[d] > 0 {
+            base += (a.dims[d] - 1) as isize * st[d] as isize;
+        }
+        step[d] = -step[d];
+    }
+    let map = strided_map(&a.dims, &step, base);
+    Array::new(a.ty, a.dims.clone(), a.data.take(&map))
+}
+
+/// XLA gather dimension numbers.
+pub struct GatherDims {
+    pub offset_dims: Vec<usize>,
+    pub collapsed_slice_dims: Vec<usize>,
+    pub start_index_map: Vec<usize>,
+    pub index_vector_dim: usize,
+    pub operand_batching_dims: Vec<usize>,
+    pub start_indices_batching_dims: Vec<usize>,
+    pub slice_sizes: Vec<usize>,
+}
+
+/// Reads the index vector at batch position `batch` (indices' dims minus
+/// `index_vector_dim`, in order).
+pub fn index_vector(
+    idx: &Array,
+    ivd: usize,
+    batch: &[usize],
+    n: usize,
+    ist: &[usize],
+) -> Result<Vec<i64>> {
+    let base: usize = ist
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k != ivd)
+        .zip(batch)
+        .map(|((_, &s), &b)| s * b)
+        .sum();
+    (0..n)
+        .map(|j| {
+            let off = if ivd < idx.rank() { j * ist[ivd] } else { 0 };
+            idx.index_at(base + off)
+        })
+        .collect()
+}
+
+pub fn gather(a: &Array, idx: &Array, g: &GatherDims, out_dims: &[usize]) -> Result<Array> {
+    let rank = a.rank();
+    if g.slice_sizes.len() != rank {
+        return Err(err("gather: slice_sizes does not match the operand rank"));
+    }
+    for (k, (&z, &d)) in g.slice_sizes.iter().zip(&a.dims).enumerate() {
+        if z > d {
+            return Err(err(format!(
+                "gather: slice size {z} exceeds operand dimension {k} ({d})"
+            )));
+        }
+    }
+    let ivd = g.index_vector_dim;
+    if ivd > idx.rank() {
+        return Err(err("gather: index_vector_dim out of range"));
+    }
+    let nidx = if ivd < idx.rank() { idx.dims[ivd] } else { 1 };
+    if nidx != g.start_index_map.len() {
+        return Err(err(format!(
+            "gather: index vectors have {nidx} elements, start_index_map {}",
+            g.start_index_map.len()
+        )));
+    }
+    let batch_rank = idx.rank() - usize::from(ivd < idx.rank());
+    if out_dims.len() != batch_rank + g.offset_dims.len() {
+        return Err(err(
+            "gather: result rank does not match the dimension numbers",
+        ));
+    }
+    // Operand dims that offsets walk: not collapsed, not batching.
+    let window_dims: Vec<usize> = (0..rank)
+        .filter(|d| !g.collapsed_slice_dims.contains(d) && !g.operand_batching_dims.contains(d))
+        .collect();
+    if g.offset_dims.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(err("gather: offset_dims must be sorted and unique"));
+    }
+    if window_dims.len() != g.offset_dims.len() {
+        return Err(err(
+            "gather: offset_dims does not match the operand's window dims",
+        ));
+    }
+    for (&od, &wd) in g.offset_dims.iter().zip(&window_dims) {
+        if od >= out_dims.len() || out_dims[od] != g.slice_sizes[wd] {
+            return Err(err("gather: result shape does not match slice_sizes"));
+        }
+    }
+    for &d in g
+        .start_index_map
+        .iter()
+        .chain(&g.collapsed_slice_dims)
+        .chain(&g.operand_batching_dims)
+    {
+        if d >= rank {
+            return Err(err("gather: dimension number out of range"));
+        }
+    }
+    // Position of each indices dim among the batch coordinates.
+    let idx_batch_pos = |d: usize| -> Result<usize> {
+        if d >= idx.rank() || d == ivd {
+            return Err(err("gather: start_indices_batching_dims out of range"));
+        }
+        Ok(if d > ivd { d - 1 } else { d })
+    };
+    let sib: Vec<usize> = g
+        .start_indices_batching_dims
+        .iter()
+        .map(|&d| idx_batch_pos(d))
+        .collect::<Result<_>>()?;
+    let batch_out_dims: Vec<usize> = (0..out_dims.len())
+        .filter(|d| !g.offset_dims.contains(d))
+        .collect();
+    let ist = strides(&idx.dims);
+    let ast = strides(&a.dims);
+    let ost = strides(out_dims);
+    let n = element_count(out_dims)?;
+    let mut map = Vec::with_capacity(n);
+    let mut out_idx = vec![0usize; out_dims.len()];
+    let mut batch = vec![0usize; batch_rank];
+    let mut last_batch: Option<Vec<usize>> = None;
+    let mut start = vec![0i64; rank];
+    for i in 0..n {
+        for k in 0..out_dims.len() {
+            out_idx[k] = (i / ost[k]) % out_dims[k].max(1);
+        }
+        for (b, &d) in batch_out_dims.iter().enumerate() {
+            batch[b] = out_idx[d];
+        }
+        if last_batch.as_deref() != Some(&batch[..]) {
+            let v = index_vector(idx, ivd, &batch, nidx, &ist)?;
+            start.iter_mut().for_each(|s| *s = 0);
+            for (k, &d) in g.start_index_map.iter().enumerate() {
+                start[d] = v[k];
+            }
+            for (k, &d) in g.operand_batching_dims.iter().enumerate() {
+                start[d] = batch[sib[k]] as i64;
+            }
+            for ((s, &d), &z) in start.iter_mut().zip(&a.dims).zip(&g.slice_sizes) {
+                *s = (*s).clamp(0, (d - z) as i64);
+            }
+            last_batch = Some(batch.clone());
+        }
+        let mut lin = 0usize;
+        for d in 0..rank {
+            lin += start[d] as usize * ast[d];
+        }
+        for (&od, &wd) in g.offset_dims.iter().zip(&window_dims) {
+            lin += out_idx[od] * ast[wd];
+        }
+        map.push(lin);
+    }
+    Array::new(a.ty, out_dims.to_vec(), a.data.take(&map))
+}

@@ -1,0 +1,313 @@
+//! sort (comparator computation, stable), the `topk` op, and XLA:CPU's
+//! `TopK` custom call.
+//!
+//! Sorting is a merge sort of our own: a comparator computation can be
+//! inconsistent (or fail), and that must give an error or some order,
+//! never a panic.
+
+use super::array::{shape_dims, Array, Data, Value};
+use super::attrs;
+use super::convert::{from_f64_vec, to_f64_vec};
+use super::elementwise::total_key;
+use super::reduce::scalar_at;
+use super::shape_ops::transpose;
+use super::{err, Combiner, Interpreter, Result};
+use crate::ir::{AttrValue, CompId, ComparisonDirection, ComparisonType, Instruction};
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// Stable merge sort of `v` with a fallible strict "less" predicate.
+pub fn merge_sort(
+    v: &mut Vec<usize>,
+    less: &mut dyn FnMut(usize, usize) -> Result<bool>,
+) -> Result<()> {
+    let n = v.len();
+    let mut buf = v.clone();
+    let mut width = 1;
+    while width < n {
+        let mut i = 0;
+        while i < n {
+            let mid = (i + width).min(n);
+            let hi = (i + 2 * width).min(n);
+            let (mut l, mut r, mut o) = (i, mid, i);
+            while l < mid && r < hi {
+                // Take from the right only when strictly less: stable.
+                if less(v[r], v[l])? {
+                    buf[o] = v[r];
+                    r += 1;
+                } else {
+                    buf[o] = v[l];
+                    l += 1;
+                }
+                o += 1;
+            }
+            buf[o..o + (mid - l)].copy_from_slice(&v[l..mid]);
+            o += mid - l;
+            buf[o..o + (hi - r)].copy_from_slice(&v[r..hi]);
+            i = hi;
+        }
+        std::mem::swap(v, &mut buf);
+        width *= 2;
+    }
+    Ok(())
+}
+
+/// Keys for comparing elements of one array.
+enum Keys {
+    F(Vec<f64>),
+    S(Vec<i64>),
+    U(Vec<u64>),
+    P(Vec<bool>),
+}
+
+impl Keys {
+    fn of(a: &Array) -> Keys {
+        match &a.data {
+            Data::S(v) => Keys::S(v.clone()),
+            Data::U(v) => Keys::U(v.clone()),
+            Data::Pred(v) => Keys::P(v.clone()),
+            d => Keys::F(to_f64_vec(d, a.ty)),
+        }
+    }
+
+    fn cmp(&self, i: usize, j: usize, t: ComparisonType) -> Option<Ordering> {
+        match self {
+            Keys::F(v) if t == ComparisonType::TotalOrder => {
+                Some(total_key(v[i]).cmp(&total_key(v[j])))
+            }
+            Keys::F(v) => v[i].partial_cmp(&v[j]),
+            Keys::S(v) => Some(v[i].cmp(&v[j])),
+            Keys::U(v) => Some(v[i].cmp(&v[j])),
+            Keys::P(v) => Some(v[i].cmp(&v[j])),
+        }
+    }
+}
+
+fn holds(d: ComparisonDirection, o: Option<Ordering>) -> bool {
+    use ComparisonDirection as D;
+    match o {
+        None => d == D::Ne,
+        Some(o) => match d {
+            D::Eq => o == Ordering::Equal,
+            D::Ne => o != Ordering::Equal,
+            D::Lt => o == Ordering::Less,
+            D::Le => o != Ordering::Greater,
+            D::Gt => o == Ordering::Greater,
+            D::Ge => o != Ordering::Less,
+        },
+    }
+}
+
+/// Sorts each row (last dimension) of the arrays `xs` (already transposed
+/// so the sort dimension is last) with the comparator; returns, per row,
+/// the permutation (absolute element positions).
+fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result<Vec<usize>> {
+    let total = xs[0].len();
+    let mut perm: Vec<usize> = (0..total).collect();
+    if row == 0 {
+        return Ok(perm);
+    }
+    match it.combiner(comp) {
+        Combiner::Compare(d, t) => {
+            let t = t.unwrap_or_else(|| ComparisonType::default_for(xs[0].ty));
+            let keys = Keys::of(&xs[0]);
+            for r in perm.chunks_mut(row) {
+                let mut v = r.to_vec();
+                merge_sort(&mut v, &mut |i, j| Ok(holds(d, keys.cmp(i, j, t))))?;
+                r.copy_from_slice(&v);
+            }
+        }
+        _ => {
+            for r in perm.chunks_mut(row) {
+                let mut v = r.to_vec();
+                merge_sort(&mut v, &mut |i, j| {
+                    let mut args = Vec::with_capacity(2 * xs.len());
+                    for x in xs {
+                        args.push(scalar_at(x, i));
+                        args.push(scalar_at(x, j));
+                    }
+                    let res = it.call(comp, &args)?;
+                    match &res.as_array()?.data {
+                        Data::Pred(p) if p.len() == 1 => Ok(p[0]),
+                        _ => Err(err("sort comparator did not return pred[]")),
+                    }
+                })?;
+                r.copy_from_slice(&v);
+            }
+        }
+    }
+    Ok(perm)
+}
+
+fn inverse(perm: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i;
+    }
+    inv
+}
+
+pub fn sort(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let inputs: Vec<&Arc<Array>> = ops.iter().map(|v| v.as_array()).collect::<Result<_>>()?;
+    let first = inputs.first().ok_or_else(|| err("sort of nothing"))?;
+    if inputs.iter().any(|a| a.dims != first.dims) {
+        return Err(err("sort operands differ in shape"));
+    }
+    let rank = first.rank();
+    let d = instr
+        .dimensions()
+        .and_then(|d| d.first().copied())
+        .ok_or_else(|| err("sort without dimensions"))?;
+    let d = attrs::dim_index(d, rank, "sort dimension")?;
+    let comp = instr
+        .to_apply()
+        .ok_or_else(|| err("sort without a comparator"))?;
+    let perm: Vec<usize> = (0..rank).filter(|&k| k != d).chain([d]).collect();
+    let xs: Vec<Array> = inputs
+        .iter()
+        .map(|a| transpose(a, &perm))
+        .collect::<Result<_>>()?;
+    let order = sort_rows(it, comp, &xs, first.dims[d])?;
+    let back = inverse(&perm);
+    let outs: Vec<Value> = xs
+        .iter()
+        .map(|x| {
+            let sorted = Array::new(x.ty, x.dims.clone(), x.data.take(&order))?;
+            transpose(&sorted, &back).map(Value::array)
+        })
+        .collect::<Result<_>>()?;
+    Ok(if outs.len() == 1 && !instr.shape.is_tuple() {
+        outs.into_iter().next().expect("one output")
+    } else {
+        Value::Tuple(outs.into())
+    })
+}
+
+/// Per row of the last dimension: the first `k` positions of the stable
+/// order `less`. Returns (absolute positions, in-row positions).
+pub fn top_rows(
+    x: &Array,
+    k: usize,
+    less: &mut dyn FnMut(usize, usize) -> Result<bool>,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    let row = *x.dims.last().ok_or_else(|| err("top-k of a scalar"))?;
+    if k > row {
+        return Err(err(format!("k = {k} exceeds the last dimension ({row})")));
+    }
+    let rows = x.len().checked_div(row).unwrap_or(0);
+    let mut abs = Vec::with_capacity(rows * k);
+    let mut rel = Vec::with_capacity(rows * k);
+    for r in 0..rows {
+        let mut v: Vec<usize> = (r * row..(r + 1) * row).collect();
+        merge_sort(&mut v, less)?;
+        for &p in &v[..k] {
+            abs.push(p);
+            rel.push(p - r * row);
+        }
+    }
+    Ok((abs, rel))
+}
+
+/// The (values, indices) result of a top-k, with the result's shapes.
+pub fn topk_result(
+    x: &Array,
+    shape: &crate::ir::Shape,
+    abs: &[usize],
+    index_values: &[f64],
+) -> Result<Value> {
+    let elems = shape
+        .tuple_elements()
+        .filter(|e| e.len() == 2)
+        .ok_or_else(|| err("top-k result is not a (values, indices) tuple"))?;
+    let vdims = shape_dims(&elems[0])?;
+    let idims = shape_dims(&elems[1])?;
+    let ity = elems[1].element_type();
+    if !ity.is_integral() {
+        return Err(err(format!("top-k index type {ity} is not an integer")));
+    }
+    let vals = Array::new(x.ty, vdims, x.data.take(abs))?;
+    let idx = Array::new(ity, idims, from_f64_vec(ity, index_values)?)?;
+    Ok(Value::Tuple(
+        vec![Value::array(vals), Value::array(idx)].into(),
+    ))
+}
+
+/// The result's minor dimension: k.
+pub fn result_k(shape: &crate::ir::Shape) -> Result<usize> {
+    shape
+        .tuple_elements()
+        .and_then(|e| e.first())
+        .and_then(|s| s.dims().last().copied())
+        .and_then(|k| usize::try_from(k).ok())
+        .ok_or_else(|| err("top-k result is not a tuple of arrays"))
+}
+
+/// The HLO `topk` op: total order, largest (or smallest) first, ties in
+/// index order, s32 indices.
+pub fn topk_op(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let x = ops
+        .first()
+        .ok_or_else(|| err("topk without an operand"))?
+        .as_array()?;
+    let k = attrs::int_attr(instr, "k")?.ok_or_else(|| err("topk without k"))?;
+    let k = usize::try_from(k).map_err(|_| err("negative k"))?;
+    if result_k(&instr.shape)? != k {
+        return Err(err("topk: k does not match the result shape"));
+    }
+    let largest = attrs::bool_attr(instr, "largest")?.unwrap_or(true);
+    let keys = Keys::of(x);
+    let (abs, rel) = top_rows(x, k, &mut |i, j| {
+        let o = keys.cmp(i, j, ComparisonType::TotalOrder);
+        Ok(if largest {
+            o == Some(Ordering::Greater)
+        } else {
+            o == Some(Ordering::Less)
+        })
+    })?;
+    let iv: Vec<f64> = rel.iter().map(|&r| r as f64).collect();
+    topk_result(x, &instr.shape, &abs, &iv)
+}
+
+/// XLA:CPU's `TopK` custom call: sorts each row with its comparator.
+pub fn xla_topk(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let x = ops
+        .first()
+        .ok_or_else(|| err("TopK without an operand"))?
+        .as_array()?;
+    let comp = match instr.attr("called_computations") {
+        Some(AttrValue::Comps(cs)) if cs.len() == 1 => cs[0],
+        _ => return Err(err("TopK without a comparator computation")),
+    };
+    let k = result_k(&instr.shape)?;
+    let xs = [(**x).clone()];
+    let comb = it.combiner(comp);
+    let keys = Keys::of(x);
+    let (abs, rel) = top_rows(x, k, &mut |i, j| match comb {
+        Combiner::Compare(d, t) => {
+            let t = t.unwrap_or_else(|| ComparisonType::default_for(x.ty));
+            Ok(holds(d, keys.cmp(i, j, t)))
+        }
+        _ => {
+            let args = [scalar_at(&xs[0], i), scalar_at(&xs[0], j)];
+            match &it.call(comp, &args)?.as_array()?.data {
+                Data::Pred(p) if p.len() == 1 => Ok(p[0]),
+                _ => Err(err("TopK comparator did not return pred[]")),
+            }
+        }
+    })?;
+    let iv: Vec<f64> = rel.iter().map(|&r| r as f64).collect();
+    topk_result(x, &instr.shape, &abs, &iv)
+}
+
+/// Neuron's top-k order: NaN (either sign) above +inf, then numeric
+/// descending; equal values (-0 == +0) keep index order.
+pub fn neuron_topk_less(v: &[f64]) -> impl FnMut(usize, usize) -> Result<bool> + '_ {
+    move |i, j| {
+        let (a, b) = (v[i], v[j]);
+        Ok(match (a.is_nan(), b.is_nan()) {
+            (true, false) => true,
+            (false, false) => a > b,
+            _ => false,
+        })
+    }
+}

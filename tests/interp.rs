@@ -1,0 +1,496 @@
+//! The reference interpreter on small modules: XLA's semantics at the
+//! edges (clamped indices, integer division by zero, saturating converts,
+//! total order, stable sort), errors instead of guesses, and
+//! `--check-numerics` catching planted wrong rewrites.
+
+use hlo_opt::interp::array::{Array, Data, Value};
+use hlo_opt::interp::check::{run_checked, CheckConfig, CheckError};
+use hlo_opt::interp::{evaluate, EvalError, EvalOptions, Interpreter};
+use hlo_opt::ir::literal::{Literal, LiteralData};
+use hlo_opt::ir::{AttrValue, Instruction, Module, Opcode, Payload, PrimitiveType, Shape};
+use hlo_opt::passes::{Pass, PassContext, PassError, PassOptions};
+use hlo_opt::text::parse_module;
+use std::path::Path;
+use std::process::Command;
+
+fn module(text: &str) -> Module {
+    parse_module(text, "test.hlo").unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(text: &str, args: Vec<Array>) -> Result<Value, EvalError> {
+    let m = module(text);
+    evaluate(&m, &args.into_iter().map(Value::array).collect::<Vec<_>>())
+}
+
+fn f32s(dims: &[usize], v: &[f32]) -> Array {
+    Array::new(PrimitiveType::F32, dims.to_vec(), Data::F32(v.to_vec())).unwrap()
+}
+
+fn s32s(dims: &[usize], v: &[i64]) -> Array {
+    Array::new(PrimitiveType::S32, dims.to_vec(), Data::S(v.to_vec())).unwrap()
+}
+
+fn data(v: &Value) -> Data {
+    v.as_array().unwrap().data.clone()
+}
+
+const ADD: &str =
+    "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n";
+
+#[test]
+fn dynamic_slice_clamps_start_indices() {
+    let text = "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  i = s32[] parameter(1)\n  ROOT d = f32[2]{0} dynamic-slice(p, i), dynamic_slice_sizes={2}\n}\n";
+    let p = f32s(&[4], &[1., 2., 3., 4.]);
+    let v = run(text, vec![p.clone(), s32s(&[], &[3])]).unwrap();
+    assert_eq!(data(&v), Data::F32(vec![3., 4.]));
+    let v = run(text, vec![p, s32s(&[], &[-5])]).unwrap();
+    assert_eq!(data(&v), Data::F32(vec![1., 2.]));
+}
+
+#[test]
+fn dynamic_update_slice_clamps_start_indices() {
+    let text = "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  u = f32[2]{0} parameter(1)\n  i = s32[] parameter(2)\n  ROOT d = f32[4]{0} dynamic-update-slice(p, u, i)\n}\n";
+    let v = run(
+        text,
+        vec![f32s(&[4], &[0.; 4]), f32s(&[2], &[7., 8.]), s32s(&[], &[9])],
+    )
+    .unwrap();
+    assert_eq!(data(&v), Data::F32(vec![0., 0., 7., 8.]));
+}
+
+#[test]
+fn gather_clamps_and_scatter_skips_out_of_bounds() {
+    let g = "HloModule m\n\nENTRY e {\n  p = f32[5]{0} parameter(0)\n  i = s32[2,1]{1,0} parameter(1)\n  ROOT g = f32[2,2]{1,0} gather(p, i), offset_dims={1}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={2}\n}\n";
+    let v = run(
+        g,
+        vec![f32s(&[5], &[1., 2., 3., 4., 5.]), s32s(&[2, 1], &[-3, 10])],
+    )
+    .unwrap();
+    assert_eq!(data(&v), Data::F32(vec![1., 2., 4., 5.]));
+
+    let s = format!("HloModule m\n\n{ADD}ENTRY e {{\n  p = f32[4]{{0}} parameter(0)\n  i = s32[3,1]{{1,0}} parameter(1)\n  u = f32[3]{{0}} parameter(2)\n  ROOT s = f32[4]{{0}} scatter(p, i, u), update_window_dims={{}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=add\n}}\n");
+    let v = run(
+        &s,
+        vec![
+            f32s(&[4], &[0.; 4]),
+            s32s(&[3, 1], &[1, 7, 1]),
+            f32s(&[3], &[1., 2., 3.]),
+        ],
+    )
+    .unwrap();
+    assert_eq!(data(&v), Data::F32(vec![0., 4., 0., 0.]));
+}
+
+#[test]
+fn integer_edge_cases_follow_xla() {
+    let text = "HloModule m\n\nENTRY e {\n  a = s32[4]{0} parameter(0)\n  b = s32[4]{0} parameter(1)\n  d = s32[4]{0} divide(a, b)\n  r = s32[4]{0} remainder(a, b)\n  l = s32[4]{0} shift-left(a, b)\n  ROOT t = (s32[4]{0}, s32[4]{0}, s32[4]{0}) tuple(d, r, l)\n}\n";
+    let min = i64::from(i32::MIN);
+    let v = run(
+        text,
+        vec![s32s(&[4], &[7, min, -7, 1]), s32s(&[4], &[0, -1, 2, 40])],
+    )
+    .unwrap();
+    let t = v.tuple_elements().unwrap();
+    assert_eq!(data(&t[0]), Data::S(vec![-1, min, -3, 0]));
+    assert_eq!(data(&t[1]), Data::S(vec![7, 0, -1, 1]));
+    // A shift by -1 (as unsigned: 2^32 - 1) or by 40 exceeds the width: 0.
+    assert_eq!(data(&t[2]), Data::S(vec![7, 0, -28, 0]));
+}
+
+#[test]
+fn converts_saturate_and_round_like_xla_and_ml_dtypes() {
+    let text = "HloModule m\n\nENTRY e {\n  a = f32[5]{0} parameter(0)\n  s = s8[5]{0} convert(a)\n  u = u32[5]{0} convert(a)\n  f = f8e4m3fn[5]{0} convert(a)\n  b = bf16[5]{0} convert(a)\n  ROOT t = (s8[5]{0}, u32[5]{0}, f8e4m3fn[5]{0}, bf16[5]{0}) tuple(s, u, f, b)\n}\n";
+    let v = run(
+        text,
+        vec![f32s(&[5], &[f32::NAN, 1e9, -1e9, 464.0, 1.0 + 1.0 / 256.0])],
+    )
+    .unwrap();
+    let t = v.tuple_elements().unwrap();
+    assert_eq!(data(&t[0]), Data::S(vec![0, 127, -128, 127, 1]));
+    assert_eq!(data(&t[1]), Data::U(vec![0, 1_000_000_000, 0, 464, 1]));
+    // NaN, overflow -> NaN (no inf in e4m3fn), 464 ties to 448, 1.0039 -> 1.
+    assert_eq!(data(&t[2]), Data::Mini(vec![0x7f, 0x7f, 0xff, 0x7e, 0x38]));
+    let Data::Bf16(b) = data(&t[3]) else { panic!() };
+    assert_eq!(b[4].to_f32(), 1.0, "ties to even");
+}
+
+#[test]
+fn compare_total_order_and_stable_sort() {
+    let text = "HloModule m\n\nlt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n  ROOT l = pred[] compare(a, b), direction=LT, type=TOTALORDER\n}\n\nENTRY e {\n  x = f32[6]{0} parameter(0)\n  i = s32[6]{0} iota(), iota_dimension=0\n  ROOT s = (f32[6]{0}, s32[6]{0}) sort(x, i), dimensions={0}, is_stable=true, to_apply=lt\n}\n";
+    let x = f32s(&[6], &[f32::NAN, 0.0, -0.0, 1.0, f32::NEG_INFINITY, 0.0]);
+    let v = run(text, vec![x]).unwrap();
+    let t = v.tuple_elements().unwrap();
+    // -inf < -0 < +0 = +0 (stable) < 1 < NaN.
+    assert_eq!(data(&t[1]), Data::S(vec![4, 2, 1, 5, 3, 0]));
+}
+
+#[test]
+fn variadic_reduce_runs_its_computation() {
+    // argmax with the first index on ties.
+    let text = "HloModule m\n\nam {\n  a = f32[] parameter(0)\n  ai = s32[] parameter(1)\n  b = f32[] parameter(2)\n  bi = s32[] parameter(3)\n  gt = pred[] compare(a, b), direction=GT\n  eq = pred[] compare(a, b), direction=EQ\n  lt = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(eq, lt)\n  keep = pred[] or(gt, tie)\n  v = f32[] select(keep, a, b)\n  i = s32[] select(keep, ai, bi)\n  ROOT t = (f32[], s32[]) tuple(v, i)\n}\n\nENTRY e {\n  x = f32[2,4]{1,0} parameter(0)\n  i = s32[2,4]{1,0} iota(), iota_dimension=1\n  m = f32[] constant(-inf)\n  z = s32[] constant(0)\n  ROOT r = (f32[2]{0}, s32[2]{0}) reduce(x, i, m, z), dimensions={1}, to_apply=am\n}\n";
+    let v = run(
+        text,
+        vec![f32s(&[2, 4], &[1., 5., 5., 2., -1., -3., -1., -2.])],
+    )
+    .unwrap();
+    let t = v.tuple_elements().unwrap();
+    assert_eq!(data(&t[0]), Data::F32(vec![5., -1.]));
+    assert_eq!(data(&t[1]), Data::S(vec![1, 0]));
+}
+
+#[test]
+fn while_conditional_and_reduce_window() {
+    let text = format!("HloModule m\n\n{ADD}cond {{\n  s = (s32[], f32[]) parameter(0)\n  n = s32[] get-tuple-element(s), index=0\n  k = s32[] constant(5)\n  ROOT c = pred[] compare(n, k), direction=LT\n}}\n\nbody {{\n  s = (s32[], f32[]) parameter(0)\n  n = s32[] get-tuple-element(s), index=0\n  x = f32[] get-tuple-element(s), index=1\n  one = s32[] constant(1)\n  n1 = s32[] add(n, one)\n  two = f32[] constant(2)\n  x1 = f32[] multiply(x, two)\n  ROOT t = (s32[], f32[]) tuple(n1, x1)\n}}\n\nb0 {{\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}}\n\nb1 {{\n  p = f32[] parameter(0)\n  ROOT e = f32[] exponential(p)\n}}\n\nENTRY e {{\n  z = s32[] constant(0)\n  one = f32[] constant(1)\n  t = (s32[], f32[]) tuple(z, one)\n  w = (s32[], f32[]) while(t), condition=cond, body=body\n  x = f32[] get-tuple-element(w), index=1\n  k = s32[] parameter(0)\n  c = f32[] conditional(k, x, x), branch_computations={{b0, b1}}\n  v = f32[6]{{0}} parameter(1)\n  zero = f32[] constant(0)\n  rw = f32[3]{{0}} reduce-window(v, zero), window={{size=2 stride=2}}, to_apply=add\n  ROOT r = (f32[], f32[3]{{0}}) tuple(c, rw)\n}}\n");
+    let v = run(
+        &text,
+        vec![s32s(&[], &[7]), f32s(&[6], &[1., 2., 3., 4., 5., 6.])],
+    )
+    .unwrap();
+    let t = v.tuple_elements().unwrap();
+    // 2^5 = 32; index 7 is out of range: the last branch runs.
+    assert_eq!(data(&t[0]), Data::F32(vec![32f32.exp()]));
+    assert_eq!(data(&t[1]), Data::F32(vec![3., 7., 11.]));
+}
+
+#[test]
+fn bitcast_follows_layouts() {
+    // f32[2,3]{0,1} is stored column-major; a bitcast to f32[3,2]{1,0}
+    // reads that buffer row-major: the transpose.
+    let text = "HloModule m\n\nENTRY e {\n  p = f32[2,3]{1,0} parameter(0)\n  c = f32[2,3]{0,1} copy(p)\n  ROOT b = f32[3,2]{1,0} bitcast(c)\n}\n";
+    let v = run(text, vec![f32s(&[2, 3], &[1., 2., 3., 4., 5., 6.])]).unwrap();
+    assert_eq!(data(&v), Data::F32(vec![1., 4., 2., 5., 3., 6.]));
+}
+
+#[test]
+fn pad_with_negative_and_interior_padding() {
+    let text = "HloModule m\n\nENTRY e {\n  p = f32[3]{0} parameter(0)\n  z = f32[] constant(0)\n  ROOT d = f32[5]{0} pad(p, z), padding=-1_1_1\n}\n";
+    let v = run(text, vec![f32s(&[3], &[1., 2., 3.])]).unwrap();
+    assert_eq!(data(&v), Data::F32(vec![0., 2., 0., 3., 0.]));
+}
+
+fn err_of(text: &str, args: Vec<Array>) -> String {
+    match run(text, args) {
+        Ok(v) => panic!("expected an error, got {}", v.shape_text()),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn unsupported_things_are_errors_naming_them() {
+    let e = err_of(
+        "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} reduce-precision(p), exponent_bits=5, mantissa_bits=10\n}\n",
+        vec![f32s(&[4], &[0.; 4])],
+    );
+    assert!(
+        e.contains("unsupported op") && e.contains("reduce-precision"),
+        "{e}"
+    );
+    let e = err_of(
+        "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} custom-call(p), custom_call_target=\"AwsNeuronRmsNorm\"\n}\n",
+        vec![f32s(&[4], &[0.; 4])],
+    );
+    assert!(
+        e.contains("AwsNeuronRmsNorm") && e.contains("instruction r"),
+        "{e}"
+    );
+    let e = err_of(
+        "HloModule m\n\nENTRY e {\n  ROOT c = f32[4]{0} constant({...})\n}\n",
+        vec![],
+    );
+    assert!(e.contains("elided"), "{e}");
+    let e = err_of(
+        "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} negate(p)\n}\n",
+        vec![],
+    );
+    assert!(e.contains("takes 1 parameters, 0 inputs given"), "{e}");
+    let e = err_of(
+        "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} negate(p)\n}\n",
+        vec![f32s(&[2], &[0.; 2])],
+    );
+    assert!(e.contains("input 0 is f32[2]"), "{e}");
+}
+
+#[test]
+fn malformed_modules_are_errors_not_panics() {
+    // Shapes that do not fit (the parser keeps them; the verifier is not
+    // run here): every one must be an error.
+    let cases = [
+        "HloModule m\n\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  b = f32[8]{0} parameter(1)\n  ROOT r = f32[4]{0} add(a, b)\n}\n",
+        "HloModule m\n\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  b = f32[8]{0} parameter(1)\n  ROOT r = f32[4]{0} dynamic-slice(a, b), dynamic_slice_sizes={9}\n}\n",
+        "HloModule m\n\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  b = f32[8]{0} parameter(1)\n  ROOT r = f32[9]{0} slice(a), slice={[2:9]}\n}\n",
+        "HloModule m\n\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  b = f32[8]{0} parameter(1)\n  ROOT r = f32[4,4]{1,0} dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}\n}\n",
+        "HloModule m\n\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  b = f32[8]{0} parameter(1)\n  ROOT r = f32[4]{0} transpose(a), dimensions={3}\n}\n",
+        "HloModule m\n\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  b = f32[8]{0} parameter(1)\n  ROOT r = f32[8]{0} reshape(a)\n}\n",
+    ];
+    for text in cases {
+        let e = err_of(text, vec![f32s(&[4], &[1.; 4]), f32s(&[8], &[1.; 8])]);
+        assert!(e.contains("instruction r"), "{e}");
+    }
+}
+
+#[test]
+fn a_runaway_while_is_an_error() {
+    let text = "HloModule m\n\ncond {\n  s = f32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n\nbody {\n  ROOT s = f32[] parameter(0)\n}\n\nENTRY e {\n  z = f32[] constant(0)\n  ROOT w = f32[] while(z), condition=cond, body=body\n}\n";
+    let m = module(text);
+    let mut it = Interpreter::new(&m);
+    it.options = EvalOptions {
+        max_while_iterations: 1000,
+    };
+    let e = it.run(&[]).unwrap_err().to_string();
+    assert!(e.contains("more than 1000 iterations"), "{e}");
+}
+
+fn corpus(name: &str) -> Module {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/corpus")
+        .join(name);
+    module(&std::fs::read_to_string(path).unwrap())
+}
+
+/// A rewrite planted for the test: replaces the root of the entry (a
+/// native softmax over axis 1 of `x.1`) by an AwsNeuronSoftmax call with
+/// the given axis.
+struct PlantSoftmax {
+    axis: &'static str,
+}
+
+impl Pass for PlantSoftmax {
+    fn name(&self) -> &'static str {
+        if self.axis == "1" {
+            "plant-softmax-right-axis"
+        } else {
+            "plant-softmax-wrong-axis"
+        }
+    }
+
+    fn run(&mut self, module: &mut Module, _: &mut PassContext) -> Result<bool, PassError> {
+        let entry = module.entry();
+        let comp = module.comp(entry);
+        let root = comp.root();
+        let x = comp.find("x.1").expect("the logits parameter");
+        let shape = comp.instr(root).shape.clone();
+        let mut call = Instruction::new("Softmax", Opcode::CustomCall, shape).with_operands([x]);
+        call.set_attr(
+            "custom_call_target",
+            AttrValue::Str("AwsNeuronSoftmax".into()),
+        );
+        call.set_attr("backend_config", AttrValue::BackendConfig(self.axis.into()));
+        let id = module.add_instruction(entry, call);
+        module.replace_instruction(entry, root, id);
+        Ok(true)
+    }
+}
+
+/// Legalizes the AwsNeuronTopK call of nrn_topk_f32 to TopK_f32(x, iota)
+/// with an iota starting at `start` (0 is right).
+struct PlantTopK {
+    start: i64,
+}
+
+impl Pass for PlantTopK {
+    fn name(&self) -> &'static str {
+        if self.start == 0 {
+            "plant-topk-iota"
+        } else {
+            "plant-topk-iota-off-by-one"
+        }
+    }
+
+    fn run(&mut self, module: &mut Module, _: &mut PassContext) -> Result<bool, PassError> {
+        let entry = module.entry();
+        let comp = module.comp(entry);
+        let call = comp.find("AwsNeuronTopK.3").expect("the top-k call");
+        let x = comp.instr(call).operand(0);
+        let n = *comp.instr(x).shape.dims().last().unwrap();
+        let shape = comp.instr(call).shape.clone();
+        let lit = Literal {
+            shape: Shape::array(PrimitiveType::S64, vec![n]),
+            data: LiteralData::Int((self.start..self.start + n).collect()),
+        };
+        let mut c = Instruction::new("", Opcode::Constant, lit.shape.clone());
+        c.payload = Payload::Constant(Box::new(lit));
+        let iota = module.add_instruction(entry, c);
+        let mut t = Instruction::new("TopK", Opcode::CustomCall, shape).with_operands([x, iota]);
+        t.set_attr("custom_call_target", AttrValue::Str("TopK_f32".into()));
+        let id = module.add_instruction(entry, t);
+        module.replace_instruction(entry, call, id);
+        Ok(true)
+    }
+}
+
+fn check(m: &mut Module, pass: Box<dyn Pass>) -> Result<(), CheckError> {
+    let mut tables = String::new();
+    let r = run_checked(
+        m,
+        vec![pass],
+        &PassOptions::default(),
+        &CheckConfig::default(),
+        &mut |c| tables.push_str(&c.table()),
+    );
+    eprint!("{tables}");
+    r.map(|_| ())
+}
+
+#[test]
+fn check_numerics_accepts_a_right_rewrite_and_names_a_wrong_one() {
+    let mut m = corpus("softmax_fwd_lastaxis_f32.hlo");
+    check(&mut m, Box::new(PlantSoftmax { axis: "1" })).unwrap();
+
+    let mut m = corpus("softmax_fwd_lastaxis_f32.hlo");
+    let e = check(&mut m, Box::new(PlantSoftmax { axis: "0" })).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        matches!(&e, CheckError::Mismatch { pass: "plant-softmax-wrong-axis", output, .. } if output == "out0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("pass plant-softmax-wrong-axis changed output out0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn check_numerics_catches_a_topk_iota_off_by_one() {
+    let mut m = corpus("nrn_topk_f32.hlo");
+    check(&mut m, Box::new(PlantTopK { start: 0 })).unwrap();
+    let mut m = corpus("nrn_topk_f32.hlo");
+    let e = check(&mut m, Box::new(PlantTopK { start: 1 })).unwrap_err();
+    // The values stay right; the indices (out1) move.
+    assert!(
+        matches!(&e, CheckError::Mismatch { pass: "plant-topk-iota-off-by-one", output, .. } if output == "out1"),
+        "{e}"
+    );
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hlo-opt"))
+}
+
+#[test]
+fn eval_writes_refs_layout_npz_and_compares() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.npz");
+    let refs = root.join("tests/data/refs/nrn_quantize_mx_bf16.npz");
+    let hlo = root.join("tests/data/corpus/nrn_quantize_mx_bf16.hlo");
+    let st = bin()
+        .arg("eval")
+        .arg(&hlo)
+        .arg("--inputs")
+        .arg(&refs)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    // The bit-stored e8m0 output is named in the sidecar, like the refs'.
+    let side = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
+    assert!(side.contains("\"out1\": \"f8e8m0fnu\""), "{side}");
+    let got = hlo_opt::interp::npy::read_outputs(&out).unwrap();
+    let want = hlo_opt::interp::npy::read_outputs(&refs).unwrap();
+    assert_eq!(got, want, "QuantizeMX is exact");
+    // --compare against the written file passes; against another case's
+    // refs it fails.
+    let ok = bin()
+        .args(["eval", hlo.to_str().unwrap(), "--inputs"])
+        .arg(&refs)
+        .arg("--compare")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    let bad = bin()
+        .args(["eval", hlo.to_str().unwrap(), "--seed", "3", "--compare"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stdout).contains("FAIL"));
+}
+
+#[test]
+fn check_numerics_flag_prints_a_table_per_changing_pass() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .arg("--check-numerics")
+        .arg(root.join("tests/data/corpus/nrn_custom_calls_ffi.hlo"))
+        .arg("-o")
+        .arg(dir.path().join("o.hlo"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("check-numerics: pass legalize-intrinsics: changed"),
+        "{err}"
+    );
+    assert!(err.contains("out8"), "{err}");
+    assert!(!err.contains("FAIL"), "{err}");
+}
+
+#[test]
+fn eval_errors_name_the_instruction_and_exit_nonzero() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.hlo");
+    std::fs::write(
+        &path,
+        "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} custom-call(p), custom_call_target=\"Mystery\"\n}\n",
+    )
+    .unwrap();
+    let out = bin().arg("eval").arg(&path).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("instruction r") && err.contains("Mystery"),
+        "{err}"
+    );
+}
+
+/// Every module under 200 KB in the test data (XLA's parser cases, the
+/// corpus, the Neuron dumps, the fuzz regressions) evaluates on seeded inputs or fails
+/// with an error: nothing panics or aborts.
+#[test]
+fn no_module_makes_the_interpreter_panic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut stack = vec![root];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "hlo" || x == "txt")
+                // The big GPT modules run in the refs tests; here they
+                // would only cost time.
+                && std::fs::metadata(&p).is_ok_and(|m| m.len() < 200_000)
+            {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let (mut evaluated, mut errors) = (0, 0);
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        let Ok(m) = parse_module(&text, "x") else {
+            continue;
+        };
+        let r = std::panic::catch_unwind(|| {
+            let inputs = hlo_opt::interp::random::random_inputs(&m, 0)?;
+            evaluate(&m, &inputs)
+        });
+        match r {
+            Ok(Ok(_)) => evaluated += 1,
+            Ok(Err(_)) => errors += 1,
+            Err(_) => panic!("{} panicked", f.display()),
+        }
+    }
+    assert!(evaluated > 250, "{evaluated} evaluated, {errors} errors");
+}
