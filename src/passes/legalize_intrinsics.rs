@@ -14,7 +14,7 @@
 //! original does.
 
 use super::build::{custom_call, dtype_suffix, s32_scalar};
-use super::{OriginalScope, Pass, PassContext, PassError};
+use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
 
 pub const NAME: &str = "legalize-intrinsics";
@@ -49,15 +49,7 @@ impl Pass for LegalizeIntrinsics {
     }
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
-        let mut changed = false;
-        for comp in ctx.computations(module, OriginalScope::Entry) {
-            let rewrites = collect(module, comp, ctx)?;
-            changed |= !rewrites.is_empty();
-            for r in rewrites {
-                apply(module, comp, r, ctx);
-            }
-        }
-        Ok(changed)
+        collect_then_rewrite(module, ctx, OriginalScope::Entry, collect, apply)
     }
 }
 

@@ -45,7 +45,7 @@
 //! `__op$block_scaled_dot`, so a second run changes nothing.
 
 use super::build::{custom_call, s64_scalar_literal, tuple_constant};
-use super::{OriginalScope, Pass, PassContext, PassError};
+use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode, PrimitiveType};
 use serde_json::{Map, Value};
 
@@ -75,15 +75,13 @@ impl Pass for LegalizeScaledMatmul {
     }
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
-        let mut changed = false;
-        for comp in ctx.computations(module, OriginalScope::Entry) {
-            let rewrites = collect(module, comp)?;
-            changed |= !rewrites.is_empty();
-            for r in rewrites {
-                apply(module, comp, r, ctx);
-            }
-        }
-        Ok(changed)
+        collect_then_rewrite(
+            module,
+            ctx,
+            OriginalScope::Entry,
+            |m, c, _| collect(m, c),
+            apply,
+        )
     }
 }
 

@@ -34,7 +34,7 @@
 use super::build::{
     custom_call, decimal_config, dtype_suffix, is_integer_text, is_s64_iota, s64_iota,
 };
-use super::{OriginalScope, Pass, PassContext, PassError};
+use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Instruction, Module, Opcode, Shape};
 
 pub const NAME: &str = "legalize-softmax";
@@ -107,15 +107,14 @@ impl Pass for LegalizeSoftmax {
     }
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
-        let mut rewrites = Vec::new();
-        for comp in ctx.computations(module, OriginalScope::Every) {
-            collect(module, comp, ctx, &mut rewrites)?;
-        }
-        let changed = !rewrites.is_empty();
-        for r in rewrites {
-            apply(module, r, ctx);
-        }
-        Ok(changed)
+        let find = |m: &Module, c: CompId, ctx: &mut PassContext| {
+            let mut found = Vec::new();
+            collect(m, c, ctx, &mut found)?;
+            Ok(found)
+        };
+        collect_then_rewrite(module, ctx, OriginalScope::Every, find, |m, _, r, ctx| {
+            apply(m, r, ctx)
+        })
     }
 }
 

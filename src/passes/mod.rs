@@ -138,6 +138,29 @@ impl PassContext {
     }
 }
 
+/// The original's collect-then-rewrite walk over the computations in scope:
+/// `find` looks at one computation (in post order) and returns its rewrites
+/// without changing anything; only once every computation has been checked
+/// does `rewrite` make them. So no rewrite disturbs a walk, and bad input
+/// found anywhere leaves the module as it was.
+pub fn collect_then_rewrite<R>(
+    module: &mut Module,
+    ctx: &mut PassContext,
+    scope: OriginalScope,
+    mut find: impl FnMut(&Module, CompId, &mut PassContext) -> Result<Vec<R>, PassError>,
+    mut rewrite: impl FnMut(&mut Module, CompId, R, &mut PassContext),
+) -> Result<bool, PassError> {
+    let mut found = Vec::new();
+    for comp in ctx.computations(module, scope) {
+        found.extend(find(module, comp, ctx)?.into_iter().map(|r| (comp, r)));
+    }
+    let changed = !found.is_empty();
+    for (comp, r) in found {
+        rewrite(module, comp, r, ctx);
+    }
+    Ok(changed)
+}
+
 /// A failure inside a pass: names the pass and, where there is one, the
 /// instruction.
 #[derive(Debug)]
