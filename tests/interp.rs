@@ -494,3 +494,101 @@ fn no_module_makes_the_interpreter_panic() {
     }
     assert!(evaluated > 250, "{evaluated} evaluated, {errors} errors");
 }
+
+const CENTERED_SUM: &str = "HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[8,64]{1,0} parameter(0)\n  z = f32[] constant(0)\n  sx = f32[8]{0} reduce(x, z), dimensions={1}, to_apply=add\n  n = f32[] constant(64)\n  nb = f32[8]{0} broadcast(n), dimensions={}\n  m = f32[8]{0} divide(sx, nb)\n  mb = f32[8,64]{1,0} broadcast(m), dimensions={0}\n  d = f32[8,64]{1,0} subtract(x, mb)\n  ROOT r = f32[8]{0} reduce(d, z), dimensions={1}, to_apply=add\n}\n";
+
+/// Rewrites CENTERED_SUM's `sum(x - mean)` (zero in exact arithmetic, so
+/// its value is rounding noise) as `sum(x) - 64 * mean` (right: different
+/// rounding, same math) or as `sum(x)` (wrong).
+struct PlantCenteredSum {
+    right: bool,
+}
+
+impl Pass for PlantCenteredSum {
+    fn name(&self) -> &'static str {
+        if self.right {
+            "plant-centered-sum-reassociated"
+        } else {
+            "plant-centered-sum-wrong"
+        }
+    }
+
+    fn run(&mut self, module: &mut Module, _: &mut PassContext) -> Result<bool, PassError> {
+        let entry = module.entry();
+        let comp = module.comp(entry);
+        let root = comp.root();
+        let shape = comp.instr(root).shape.clone();
+        let (s, m, nb) = (
+            comp.find("sx").unwrap(),
+            comp.find("m").unwrap(),
+            comp.find("nb").unwrap(),
+        );
+        let new = if self.right {
+            let mul =
+                Instruction::new("mn", Opcode::Multiply, shape.clone()).with_operands([m, nb]);
+            let mul = module.add_instruction(entry, mul);
+            let sub = Instruction::new("r2", Opcode::Subtract, shape).with_operands([s, mul]);
+            module.add_instruction(entry, sub)
+        } else {
+            s
+        };
+        module.replace_instruction(entry, root, new);
+        Ok(true)
+    }
+}
+
+#[test]
+fn check_numerics_allows_rounding_noise_of_a_cancelling_sum() {
+    let run_one = |right: bool| {
+        let mut m = module(CENTERED_SUM);
+        let mut tables = String::new();
+        let r = run_checked(
+            &mut m,
+            vec![Box::new(PlantCenteredSum { right }) as Box<dyn Pass>],
+            &PassOptions::default(),
+            &CheckConfig::default(),
+            &mut |c| tables.push_str(&c.table()),
+        );
+        eprint!("{tables}");
+        (r, tables)
+    };
+    // The output is noise (~1e-6 where x is N(0,1)): the relative tolerance
+    // alone rejects the reassociation; its measured noise floor accepts it.
+    let (r, tables) = run_one(true);
+    r.unwrap();
+    assert!(tables.contains("ok (rounding noise"), "{tables}");
+    // Dropping the mean is still caught.
+    let (r, _) = run_one(false);
+    let e = r.unwrap_err();
+    assert!(
+        matches!(&e, CheckError::Mismatch { pass: "plant-centered-sum-wrong", output, .. } if output == "out0"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("rounding noise"), "{e}");
+}
+
+#[test]
+fn rng_bit_generator_evaluates_xla_bits() {
+    // jax.lax.rng_bit_generator on XLA:CPU with state [7, 42] (see
+    // src/interp/rng_bits.rs for more shapes and types).
+    let text = "HloModule m\n\nENTRY e {\n  p = u64[2]{0} parameter(0)\n  ROOT r = (u64[2]{0}, u32[2,3]{1,0}) rng-bit-generator(p), algorithm=rng_three_fry\n}\n";
+    let st = Array::new(PrimitiveType::U64, vec![2], Data::U(vec![7, 42])).unwrap();
+    let v = run(text, vec![st.clone()]).unwrap();
+    let t = v.tuple_elements().unwrap();
+    assert_eq!(data(&t[0]), Data::U(vec![7, 45]));
+    assert_eq!(
+        data(&t[1]),
+        Data::U(vec![
+            1840826595, 1787582443, 2332484343, 1626631394, 1661566107, 2268338908
+        ])
+    );
+    let v = run(&text.replace("rng_three_fry", "rng_default"), vec![st]).unwrap();
+    let t = v.tuple_elements().unwrap();
+    assert_eq!(data(&t[0]), Data::U(vec![7, 44]));
+    assert_eq!(
+        data(&t[1]),
+        Data::U(vec![
+            1152053090, 2704721653, 3315919173, 1300955287, 2894365028, 3378036609
+        ])
+    );
+}

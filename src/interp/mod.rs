@@ -16,6 +16,7 @@
 //! - [`array`]: arrays and values; [`convert`]: element conversions;
 //! - [`npy`]: `.npy`/`.npz` input and output;
 //! - [`check`]: output comparison and the per-pass numeric check;
+//! - [`rng_bits`]: `rng-bit-generator` with XLA's three_fry and philox bits;
 //! - [`cli`]: the `hlo-opt eval` command.
 
 pub mod array;
@@ -30,6 +31,7 @@ pub mod elementwise;
 pub mod npy;
 pub mod random;
 pub mod reduce;
+pub mod rng_bits;
 pub mod shape_ops;
 pub mod sort;
 
@@ -637,6 +639,39 @@ impl<'m> Interpreter<'m> {
                 return self.call(branches[b], std::slice::from_ref(ops[b + 1]));
             }
             Opcode::CustomCall => return custom::custom_call(self, instr, ops),
+            Opcode::RngBitGenerator => {
+                nops(1)?;
+                let alg = match instr.attr("algorithm") {
+                    Some(crate::ir::AttrValue::Raw(s)) => rng_bits::Algorithm::from_attr(s)?,
+                    _ => rng_bits::Algorithm::Philox,
+                };
+                let st = arr(0)?;
+                let state: Vec<u64> = match (&st.data, st.ty, st.rank()) {
+                    (Data::U(v), crate::ir::PrimitiveType::U64, 1) => v.clone(),
+                    _ => {
+                        return Err(err(format!(
+                            "rng-bit-generator state is {}, not u64[n]",
+                            st.shape_text()
+                        )))
+                    }
+                };
+                let out = instr
+                    .shape
+                    .tuple_elements()
+                    .and_then(|t| t.get(1))
+                    .ok_or_else(|| err("rng-bit-generator shape is not a (state, bits) tuple"))?;
+                let (new_state, bits) = rng_bits::rng_bit_generator(
+                    alg,
+                    &state,
+                    out.element_type(),
+                    &shape_dims(out)?,
+                )?;
+                let n = new_state.len();
+                let st = Array::new(st.ty, vec![n], Data::U(new_state))?;
+                return Ok(Value::Tuple(
+                    vec![Value::array(st), Value::array(bits)].into(),
+                ));
+            }
             Opcode::AllReduce | Opcode::AllGather | Opcode::ReduceScatter | Opcode::AllToAll => {
                 return collective_single(instr, ops)
             }
