@@ -183,3 +183,69 @@ fn malformed_protos_are_errors() {
     let e = proto::read_module(&m.encode_to_vec()).unwrap_err();
     assert!(e.message.contains("calls itself"), "{e}");
 }
+
+/// proto -> IR -> proto keeps the module fields the IR does not model
+/// (`id`, `device_assignment`, the spmd fields, ..., unknown fields).
+#[test]
+fn module_fields_the_ir_does_not_model_survive_proto_ir_proto() {
+    use proto::messages::*;
+    let good = std::fs::read(data("corpus/softmax_fwd_lastaxis_f32.pb")).unwrap();
+    let mut m = HloModuleProto::decode(&good[..]).unwrap();
+    m.id = 1234;
+    m.is_dynamic = true;
+    m.use_auto_spmd_partitioning = true;
+    m.device_assignment = Some(
+        DeviceAssignmentProtoFields {
+            replica_count: 2,
+            computation_count: 1,
+            computation_devices: vec![DeviceAssignmentComputationDeviceFields {
+                replica_device_ids: vec![0, 1],
+            }
+            .into()],
+        }
+        .into(),
+    );
+    let replicated: OpSharding = OpShardingFields {
+        r#type: 0,
+        ..Default::default()
+    }
+    .into();
+    m.spmd_output_sharding = Some(replicated.clone());
+    m.spmd_parameters_shardings = vec![replicated];
+    m.cross_program_prefetches = vec![CrossProgramPrefetchFields {
+        parameter: 0,
+        index: vec![1],
+        offset: 3,
+    }
+    .into()];
+    // A field of a newer XLA.
+    prost::encoding::encode_key(99, prost::encoding::WireType::Varint, &mut m.unknown);
+    prost::encoding::encode_varint(7, &mut m.unknown);
+    let bytes = m.encode_to_vec();
+    let module = proto::read_module(&bytes).unwrap();
+    let back = proto::module_to_proto(&module).unwrap();
+    assert_eq!(back.id, m.id);
+    assert_eq!(back.is_dynamic, m.is_dynamic);
+    assert_eq!(
+        back.use_auto_spmd_partitioning,
+        m.use_auto_spmd_partitioning
+    );
+    assert_eq!(back.device_assignment, m.device_assignment);
+    assert_eq!(back.spmd_output_sharding, m.spmd_output_sharding);
+    assert_eq!(back.spmd_parameters_shardings, m.spmd_parameters_shardings);
+    assert_eq!(back.cross_program_prefetches, m.cross_program_prefetches);
+    assert_eq!(back.unknown, m.unknown);
+    // And the corpus's own module ids.
+    for p in files("corpus", |n| n.ends_with(".pb")) {
+        let bytes = std::fs::read(&p).unwrap();
+        let want = HloModuleProto::decode(proto::unwrap_module(&bytes).1).unwrap();
+        let back = proto::module_to_proto(&proto::read_module(&bytes).unwrap()).unwrap();
+        assert_eq!(back.id, want.id, "{}", p.display());
+        assert_eq!(
+            back.device_assignment,
+            want.device_assignment,
+            "{}",
+            p.display()
+        );
+    }
+}

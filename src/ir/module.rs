@@ -20,6 +20,11 @@ pub struct Module {
     comp_order: Vec<CompId>,
     entry: Option<CompId>,
     pub stack_frames: Option<StackFrameIndex>,
+    /// For a module read from a binary proto: the encoded `HloModuleProto`
+    /// fields the IR does not model (`id`, `device_assignment`, the spmd
+    /// fields, `profile_info`, ..., and fields of a newer XLA), which the
+    /// proto writer writes back.
+    pub proto_extras: Option<Arc<[u8]>>,
     /// How the module was written; the printer's default.
     pub style: PrintOptions,
     /// The text the module was parsed from; its names and attribute texts
@@ -196,6 +201,7 @@ impl Module {
             comp_order: Vec::new(),
             entry: None,
             stack_frames: None,
+            proto_extras: None,
             style: PrintOptions::default_form(),
             source: None,
             names: None,

@@ -9,10 +9,16 @@
 //!   order and their instructions in id order, each frame's chain added root
 //!   first ([`ReadOptions::renumber_stack_frames`]).
 //!
-//! The reader streams: it decodes one instruction at a time into a reused
-//! message and writes every name and attribute text of a computation into
-//! one buffer the IR's strings are slices of.
+//! The reader streams. Per computation, pass 1 scans each encoded
+//! instruction for its id, name, edges, stack frame and the bytes of its
+//! shape (shapes are interned by those bytes); pass 2, in print order,
+//! decodes each instruction into one reused message (metadata read in
+//! place) and writes every name and attribute text of the computation into
+//! one buffer the IR's strings are slices of. Computations convert on all
+//! cores ([`par_map`]); the stack frames are numbered before, in XLA's
+//! order, so the result does not depend on the thread count.
 
+use super::messages::field_value_len;
 use super::messages::*;
 use super::ProtoError;
 use crate::ir::instruction::{
@@ -28,7 +34,7 @@ use crate::text::number::c_escape;
 use crate::text::printer::looks_like_json_object;
 use crate::util::FxMap;
 use half::{bf16, f16};
-use prost::encoding::{decode_key, decode_varint, DecodeContext, WireType};
+use prost::encoding::{DecodeContext, WireType};
 use prost::Message;
 use smallvec::SmallVec;
 use std::ops::Range;
@@ -49,6 +55,48 @@ impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions { xla_order: true }
     }
+}
+
+/// prost's `decode_varint`, with the one- and two-byte cases inline (keys,
+/// lengths and most values).
+#[inline(always)]
+fn decode_varint(buf: &mut &[u8]) -> Result<u64, prost::DecodeError> {
+    match **buf {
+        [b0, ..] if b0 < 0x80 => {
+            *buf = &buf[1..];
+            Ok(u64::from(b0))
+        }
+        [b0, b1, ..] if b1 < 0x80 => {
+            *buf = &buf[2..];
+            Ok(u64::from(b0 & 0x7f) | u64::from(b1) << 7)
+        }
+        _ => prost::encoding::decode_varint(buf),
+    }
+}
+
+/// prost's `decode_key` on the fast [`decode_varint`] (prost's own for the
+/// errors).
+#[inline(always)]
+fn decode_key(buf: &mut &[u8]) -> Result<(u32, WireType), prost::DecodeError> {
+    let orig = *buf;
+    let v = decode_varint(buf)?;
+    let wt = match v & 7 {
+        0 => WireType::Varint,
+        1 => WireType::SixtyFourBit,
+        2 => WireType::LengthDelimited,
+        3 => WireType::StartGroup,
+        4 => WireType::EndGroup,
+        5 => WireType::ThirtyTwoBit,
+        _ => {
+            *buf = orig;
+            return prost::encoding::decode_key(buf);
+        }
+    };
+    if v >> 3 == 0 || v > u64::from(u32::MAX) {
+        *buf = orig;
+        return prost::encoding::decode_key(buf);
+    }
+    Ok(((v >> 3) as u32, wt))
 }
 
 fn err<T>(message: impl Into<String>) -> Result<T, ProtoError> {
@@ -104,15 +152,32 @@ struct CompData<'a> {
 /// computations in proto order.
 pub(crate) struct ModuleData<'a> {
     pub shell: HloModuleProto,
+    /// The encoded fields the IR does not model ([`Module::proto_extras`]).
+    extras: Vec<u8>,
     comps: Vec<CompData<'a>>,
 }
+
+/// `HloModuleProto` fields the IR does not model, kept as bytes: `id`,
+/// `cross_program_prefetches`, `is_dynamic`, `spmd_output_sharding`,
+/// `profile_info`, `spmd_parameters_shardings`, `device_assignment`,
+/// `use_auto_spmd_partitioning`.
+const MODULE_EXTRA_FIELDS: &[u32] = &[5, 10, 11, 12, 13, 14, 15, 16];
 
 /// Decodes the module's own fields and splits out computations and
 /// instructions without decoding them.
 pub(crate) fn split_module(bytes: &[u8]) -> Result<ModuleData<'_>, ProtoError> {
     let mut shell = HloModuleProto::default();
     let mut comps = Vec::new();
+    let mut extras = Vec::new();
     fields(bytes, "HloModuleProto", |tag, wt, buf| {
+        if MODULE_EXTRA_FIELDS.contains(&tag) || !HloModuleProtoFields::knows(tag) {
+            // Decoded too, so that a malformed one is an error.
+            let start = *buf;
+            merge_into(&mut shell, tag, wt, buf, "HloModuleProto")?;
+            prost::encoding::encode_key(tag, wt, &mut extras);
+            extras.extend_from_slice(&start[..start.len() - buf.len()]);
+            return Ok(());
+        }
         if tag == 3 {
             if wt != WireType::LengthDelimited {
                 return err("HloModuleProto.computations: wrong wire type");
@@ -124,7 +189,11 @@ pub(crate) fn split_module(bytes: &[u8]) -> Result<ModuleData<'_>, ProtoError> {
             merge_into(&mut shell, tag, wt, buf, "HloModuleProto")
         }
     })?;
-    Ok(ModuleData { shell, comps })
+    Ok(ModuleData {
+        shell,
+        extras,
+        comps,
+    })
 }
 
 fn split_computation(bytes: &[u8]) -> Result<CompData<'_>, ProtoError> {
@@ -137,6 +206,10 @@ fn split_computation(bytes: &[u8]) -> Result<CompData<'_>, ProtoError> {
             }
             instrs.push(take_delimited(buf, "HloComputationProto.instructions")?);
             Ok(())
+        } else if tag == 4 {
+            // The program shape: XLA derives it from the instructions, and so
+            // does the writer.
+            skip_field(tag, wt, buf)
         } else {
             merge_into(&mut shell, tag, wt, buf, "HloComputationProto")
         }
@@ -144,10 +217,432 @@ fn split_computation(bytes: &[u8]) -> Result<CompData<'_>, ProtoError> {
     Ok(CompData { shell, instrs })
 }
 
+/// Skips one field's value (a field pass 1 or pass 2 does not read).
+#[inline]
+fn skip_field(tag: u32, wt: WireType, buf: &mut &[u8]) -> Result<(), ProtoError> {
+    // The common cases inline; groups and errors below.
+    match wt {
+        WireType::Varint => {
+            if let Some(n) = buf.iter().take(10).position(|b| b & 0x80 == 0) {
+                *buf = &buf[n + 1..];
+                return Ok(());
+            }
+        }
+        WireType::LengthDelimited => {
+            let mut b = *buf;
+            if let Ok(len) = decode_varint(&mut b) {
+                if let Some(rest) = usize::try_from(len).ok().and_then(|l| b.get(l..)) {
+                    *buf = rest;
+                    return Ok(());
+                }
+            }
+        }
+        _ => {}
+    }
+    skip_field_slow(tag, wt, buf)
+}
+
+fn skip_field_slow(tag: u32, wt: WireType, buf: &mut &[u8]) -> Result<(), ProtoError> {
+    let len = field_value_len(buf, wt, tag, 0)
+        .map_err(|e| ProtoError::decode(&format!("field {tag}"), e))?;
+    if len > buf.len() {
+        return err(format!(
+            "field {tag}: truncated (it runs past the end of its message)"
+        ));
+    }
+    *buf = &buf[len..];
+    Ok(())
+}
+
+fn wrong_wire_type<T>(what: &str, tag: u32, wt: WireType) -> Result<T, ProtoError> {
+    err(format!(
+        "malformed {what}: invalid wire type {wt:?} for field {tag}"
+    ))
+}
+
+fn varint(buf: &mut &[u8], what: &str) -> Result<u64, ProtoError> {
+    decode_varint(buf).map_err(|e| ProtoError::decode(what, e))
+}
+
+/// Appends a repeated int64 field's value(s), packed or not.
+fn repeated_i64<A: smallvec::Array<Item = i64>>(
+    out: &mut SmallVec<A>,
+    tag: u32,
+    wt: WireType,
+    buf: &mut &[u8],
+) -> Result<(), ProtoError> {
+    const WHAT: &str = "HloInstructionProto";
+    match wt {
+        WireType::Varint => out.push(varint(buf, WHAT)? as i64),
+        WireType::LengthDelimited => {
+            let mut b = take_delimited(buf, WHAT)?;
+            while !b.is_empty() {
+                out.push(varint(&mut b, WHAT)? as i64);
+            }
+        }
+        _ => return wrong_wire_type(WHAT, tag, wt),
+    }
+    Ok(())
+}
+
+/// What pass 1 reads of an encoded instruction: its id, name, edges,
+/// stack frame and encoded shape.
+struct Scan<'a> {
+    id: i64,
+    name: &'a [u8],
+    /// The last `shape` field, and how many there are (several merge).
+    shape: Option<&'a [u8]>,
+    shape_fields: u32,
+    operands: SmallVec<[i64; 4]>,
+    control: SmallVec<[i64; 1]>,
+    called: SmallVec<[i64; 2]>,
+    stack_frame_id: i32,
+}
+
+impl<'a> Scan<'a> {
+    fn new(bytes: &'a [u8]) -> Result<Scan<'a>, ProtoError> {
+        const WHAT: &str = "HloInstructionProto";
+        let mut s = Scan {
+            id: 0,
+            name: &[],
+            shape: None,
+            shape_fields: 0,
+            operands: SmallVec::new(),
+            control: SmallVec::new(),
+            called: SmallVec::new(),
+            stack_frame_id: 0,
+        };
+        fields(bytes, WHAT, |tag, wt, buf| {
+            match (tag, wt) {
+                (1, WireType::LengthDelimited) => s.name = take_delimited(buf, WHAT)?,
+                (3, WireType::LengthDelimited) => {
+                    s.shape = Some(take_delimited(buf, WHAT)?);
+                    s.shape_fields += 1;
+                }
+                (7, WireType::LengthDelimited) => {
+                    let m = take_delimited(buf, WHAT)?;
+                    fields(m, "OpMetadata", |tag, wt, buf| match (tag, wt) {
+                        (15, WireType::Varint) => {
+                            s.stack_frame_id = varint(buf, "OpMetadata")? as i32;
+                            Ok(())
+                        }
+                        (15, _) => wrong_wire_type("OpMetadata", tag, wt),
+                        _ => skip_field(tag, wt, buf),
+                    })?;
+                }
+                (35, WireType::Varint) => s.id = varint(buf, WHAT)? as i64,
+                (36, _) => repeated_i64(&mut s.operands, tag, wt, buf)?,
+                (37, _) => repeated_i64(&mut s.control, tag, wt, buf)?,
+                (38, _) => repeated_i64(&mut s.called, tag, wt, buf)?,
+                (1 | 3 | 7 | 35, _) => return wrong_wire_type(WHAT, tag, wt),
+                _ => skip_field(tag, wt, buf)?,
+            }
+            Ok(())
+        })?;
+        Ok(s)
+    }
+
+    fn name(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.name)
+    }
+}
+
+/// Proto instruction id -> position in the computation: a table when the
+/// ids are dense (XLA numbers them `computation << 32 | n`), else a map.
+struct IdIndex {
+    base: i64,
+    dense: Vec<u32>,
+    map: FxMap<i64, u32>,
+    /// The ids increase in proto order.
+    sorted: bool,
+}
+
+impl IdIndex {
+    fn new(scans: &[Scan<'_>]) -> Result<IdIndex, ProtoError> {
+        let n = scans.len();
+        let min = scans.iter().map(|s| s.id).min().unwrap_or(0);
+        let max = scans.iter().map(|s| s.id).max().unwrap_or(0);
+        let sorted = scans.windows(2).all(|w| w[0].id < w[1].id);
+        let span = i128::from(max) - i128::from(min);
+        let mut index = IdIndex {
+            base: min,
+            dense: Vec::new(),
+            map: FxMap::default(),
+            sorted,
+        };
+        let twice = |s: &Scan<'_>| {
+            err(format!(
+                "instruction id {} is used twice ({})",
+                s.id,
+                s.name()
+            ))
+        };
+        if span < 4 * n as i128 + 16 {
+            index.dense = vec![u32::MAX; span as usize + 1];
+            for (i, s) in scans.iter().enumerate() {
+                let slot = &mut index.dense[(s.id - min) as usize];
+                if *slot != u32::MAX {
+                    return twice(s);
+                }
+                *slot = i as u32;
+            }
+        } else {
+            index.map.reserve(n);
+            for (i, s) in scans.iter().enumerate() {
+                if index.map.insert(s.id, i as u32).is_some() {
+                    return twice(s);
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    fn get(&self, id: i64) -> Option<usize> {
+        if self.dense.is_empty() {
+            return self.map.get(&id).map(|&l| l as usize);
+        }
+        let i = usize::try_from(id.checked_sub(self.base)?).ok()?;
+        match self.dense.get(i) {
+            Some(&l) if l != u32::MAX => Some(l as usize),
+            _ => None,
+        }
+    }
+}
+
+/// A length-delimited value's encoding (length, then bytes).
+fn encode_len(b: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(b.len() + 10);
+    prost::encoding::encode_varint(b.len() as u64, &mut v);
+    v.extend_from_slice(b);
+    v
+}
+
 /// Reads a binary `HloModuleProto`.
 pub fn module_from_proto(bytes: &[u8], options: &ReadOptions) -> Result<Module, ProtoError> {
     let data = split_module(bytes)?;
-    Reader::new(&data, options)?.run(&data)
+    read(&data, options)
+}
+
+/// `f` over `items` on the machine's cores (each thread with its own
+/// `init()` state), results in the items' order.
+fn par_map<T: Sync, R: Send, W>(
+    items: &[T],
+    parallel: bool,
+    init: impl Fn() -> W + Sync,
+    f: impl Fn(&mut W, usize, &T) -> R + Sync,
+) -> Vec<R> {
+    let threads = if parallel {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(items.len())
+            .min(16)
+    } else {
+        1
+    };
+    if threads <= 1 {
+        let mut w = init();
+        return items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| f(&mut w, i, x))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut w = init();
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(x) = items.get(i) else { break };
+                        out.push((i, f(&mut w, i, x)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let mut slots: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+    for (i, r) in parts.into_iter().flatten() {
+        slots[i] = Some(r);
+    }
+    slots
+        .into_iter()
+        .map(|r| r.expect("every item is mapped"))
+        .collect()
+}
+
+/// The nonzero stack frame ids of a computation's instructions, in id order.
+fn frame_ids(c: &CompData<'_>) -> Result<Vec<i32>, ProtoError> {
+    let mut v: Vec<(i64, i32)> = Vec::new();
+    for bytes in &c.instrs {
+        let s = Scan::new(bytes)?;
+        if s.stack_frame_id != 0 {
+            v.push((s.id, s.stack_frame_id));
+        }
+    }
+    v.sort_by_key(|x| x.0);
+    Ok(v.into_iter().map(|x| x.1).collect())
+}
+
+/// Whether a module is worth converting on several threads.
+fn worth_threads(data: &ModuleData<'_>) -> bool {
+    data.comps.len() > 1 && data.comps.iter().map(|c| c.instrs.len()).sum::<usize>() > 4_000
+}
+
+fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoError> {
+    let mut comp_ids = FxMap::default();
+    for (i, c) in data.comps.iter().enumerate() {
+        if comp_ids.insert(c.shell.id, i).is_some() {
+            return err(format!(
+                "computation id {} is used twice ({})",
+                c.shell.id, c.shell.name
+            ));
+        }
+    }
+    let mut frames = Frames {
+        index: data.shell.stack_frame_index.as_ref(),
+        renumber: options.xla_order,
+        out: StackFrameIndex::default(),
+        memo: FxMap::default(),
+        files: FxMap::default(),
+        funcs: FxMap::default(),
+        locs: FxMap::default(),
+        frames: FxMap::default(),
+    };
+    let shell = &data.shell;
+    let mut module = Module::new(shell.name.as_str());
+    let comp_refs: Vec<CompId> = data
+        .comps
+        .iter()
+        .map(|_| module.reserve_computation())
+        .collect();
+    let entry = *comp_ids.get(&shell.entry_computation_id).ok_or_else(|| {
+        ProtoError::new(format!(
+            "the entry computation id {} does not exist",
+            shell.entry_computation_id
+        ))
+    })?;
+    let parallel = worth_threads(data);
+    // XLA numbers the stack frames walking the computations in proto order
+    // and their instructions in id order.
+    if frames.renumber && frames.index.is_some() {
+        let ids = par_map(
+            &data.comps,
+            parallel,
+            || (),
+            |_, _, c| frame_ids(c).map_err(|e| e.context(format!("computation {}", c.shell.name))),
+        );
+        for list in ids {
+            for id in list? {
+                frames.map(id)?;
+            }
+        }
+    }
+    let scheduled = shell.schedule.is_some();
+    let results = par_map(
+        &data.comps,
+        parallel,
+        || Reader {
+            comp_ids: &comp_ids,
+            comp_refs: &comp_refs,
+            frames: &frames,
+            shapes: FxMap::default(),
+            keys: FxMap::default(),
+            schedule: shell.schedule.as_ref(),
+            scratch: HloInstructionProto::default(),
+        },
+        |r, _, c| {
+            r.computation(c, scheduled)
+                .map_err(|e| e.context(format!("computation {}", c.shell.name)))
+        },
+    );
+    let mut built: Vec<Option<Computation>> = Vec::with_capacity(data.comps.len());
+    // Per computation, for each instruction in id order that calls
+    // computations, the computations it calls.
+    let mut calls: Vec<Vec<SmallVec<[usize; 2]>>> = Vec::with_capacity(data.comps.len());
+    for r in results {
+        let (comp, comp_calls) = r?;
+        built.push(Some(comp));
+        calls.push(comp_calls);
+    }
+    let mut order = computation_order(data, &calls, entry)?;
+    if !frames.renumber {
+        order = (0..data.comps.len()).collect();
+    }
+    for i in order {
+        let comp = built[i].take().expect("each computation is placed once");
+        module.define_computation(comp_refs[i], comp);
+    }
+    module.set_entry(comp_refs[entry]);
+    // Header: what XLA prints from the proto alone.
+    let mut header: Vec<Attr> = Vec::new();
+    if shell.schedule.is_some() {
+        header.push(Attr {
+            key: attr_key("is_scheduled"),
+            value: AttrValue::Raw("true".into()),
+        });
+    }
+    if let Some(alias) = &shell.input_output_alias {
+        if !alias.entries.is_empty() {
+            header.push(Attr {
+                key: attr_key("input_output_alias"),
+                value: AttrValue::Raw(alias_text(alias).into()),
+            });
+        }
+    }
+    if let Some(donor) = &shell.buffer_donor {
+        if !donor.entries.is_empty() {
+            header.push(Attr {
+                key: attr_key("buffer_donor"),
+                value: AttrValue::Raw(donor_text(donor).into()),
+            });
+        }
+    }
+    if let Some(ps) = &shell.host_program_shape {
+        let mut p = ProgramShape {
+            parameters: ps
+                .parameters
+                .iter()
+                .map(|s| shape_from_proto(s, 0))
+                .collect::<Result<_, _>>()?,
+            result: shape_from_proto(ps.result.as_ref().unwrap_or(&ShapeProto::default()), 0)?,
+        };
+        for s in p
+            .parameters
+            .iter_mut()
+            .chain(std::iter::once(&mut p.result))
+        {
+            s.fill_default_layouts();
+        }
+        header.push(Attr {
+            key: attr_key("entry_computation_layout"),
+            value: AttrValue::ProgramShape(Box::new(p)),
+        });
+    }
+    if let Some(fa) = &shell.frontend_attributes {
+        if !fa.map.is_empty() {
+            let mut s = String::new();
+            frontend_attributes_text(fa, &mut s);
+            header.push(Attr {
+                key: attr_key("frontend_attributes"),
+                value: AttrValue::Raw(s.into()),
+            });
+        }
+    }
+    module.header = header;
+    module.stack_frames = frames.finish();
+    if !data.extras.is_empty() {
+        module.proto_extras = Some(data.extras.as_slice().into());
+    }
+    module.style = PrintOptions::default_form();
+    Ok(module)
 }
 
 /// Stack frames as XLA renumbers them, or as the proto has them.
@@ -257,6 +752,20 @@ impl Frames<'_> {
         Ok(parent_new)
     }
 
+    /// The id to print for a proto stack frame id [`Frames::map`] has seen.
+    fn lookup(&self, id: i32) -> Result<i64, ProtoError> {
+        if id == 0 || !self.renumber {
+            return Ok(i64::from(id));
+        }
+        match (self.memo.get(&id), self.index) {
+            (Some(&n), _) => Ok(n),
+            (None, None) => err(format!(
+                "stack_frame_id {id} but the module has no stack frame index"
+            )),
+            (None, Some(_)) => err(format!("stack frame id {id} was not numbered")),
+        }
+    }
+
     fn finish(self) -> Option<StackFrameIndex> {
         if !self.renumber {
             let index = self.index?;
@@ -319,157 +828,27 @@ struct Pending {
     payload: Payload,
 }
 
-struct Reader<'p> {
-    comp_ids: FxMap<i64, usize>,
-    comp_refs: Vec<CompId>,
-    frames: Frames<'p>,
-    shapes: FxMap<Shape, Arc<Shape>>,
+/// Converts computations; one per thread, sharing the module-wide tables.
+struct Reader<'c> {
+    comp_ids: &'c FxMap<i64, usize>,
+    comp_refs: &'c [CompId],
+    frames: &'c Frames<'c>,
+    /// Shapes by their encoded `ShapeProto`, with its element type.
+    shapes: FxMap<Box<[u8]>, (Arc<Shape>, i32)>,
     keys: FxMap<&'static str, SharedStr>,
-    schedule: Option<&'p HloScheduleProto>,
-    pool: Vec<HloInstructionProto>,
+    schedule: Option<&'c HloScheduleProto>,
+    /// The message each instruction is decoded into, reused.
+    scratch: HloInstructionProto,
 }
 
-impl<'p> Reader<'p> {
-    fn new(data: &'p ModuleData<'_>, options: &ReadOptions) -> Result<Reader<'p>, ProtoError> {
-        let mut comp_ids = FxMap::default();
-        for (i, c) in data.comps.iter().enumerate() {
-            if comp_ids.insert(c.shell.id, i).is_some() {
-                return err(format!(
-                    "computation id {} is used twice ({})",
-                    c.shell.id, c.shell.name
-                ));
-            }
-        }
-        Ok(Reader {
-            comp_ids,
-            comp_refs: Vec::new(),
-            frames: Frames {
-                index: data.shell.stack_frame_index.as_ref(),
-                renumber: options.xla_order,
-                out: StackFrameIndex::default(),
-                memo: FxMap::default(),
-                files: FxMap::default(),
-                funcs: FxMap::default(),
-                locs: FxMap::default(),
-                frames: FxMap::default(),
-            },
-            shapes: FxMap::default(),
-            keys: FxMap::default(),
-            schedule: data.shell.schedule.as_ref(),
-            pool: Vec::new(),
-        })
-    }
-
-    fn run(mut self, data: &ModuleData<'_>) -> Result<Module, ProtoError> {
-        let shell = &data.shell;
-        let mut module = Module::new(shell.name.as_str());
-        self.comp_refs = data
-            .comps
-            .iter()
-            .map(|_| module.reserve_computation())
-            .collect();
-        let entry = *self
-            .comp_ids
-            .get(&shell.entry_computation_id)
-            .ok_or_else(|| {
-                ProtoError::new(format!(
-                    "the entry computation id {} does not exist",
-                    shell.entry_computation_id
-                ))
-            })?;
-        let mut built: Vec<Option<Computation>> = Vec::with_capacity(data.comps.len());
-        // Per computation, for each instruction in id order that calls
-        // computations, the computations it calls.
-        let mut calls: Vec<Vec<SmallVec<[usize; 2]>>> = Vec::with_capacity(data.comps.len());
-        for (i, c) in data.comps.iter().enumerate() {
-            let (comp, comp_calls) = self
-                .computation(c, shell.schedule.is_some())
-                .map_err(|e| e.context(format!("computation {}", c.shell.name)))?;
-            built.push(Some(comp));
-            calls.push(comp_calls);
-            let _ = i;
-        }
-        let mut order = computation_order(data, &calls, entry)?;
-        if !self.frames.renumber {
-            order = (0..data.comps.len()).collect();
-        }
-        for i in order {
-            let comp = built[i].take().expect("each computation is placed once");
-            module.define_computation(self.comp_refs[i], comp);
-        }
-        module.set_entry(self.comp_refs[entry]);
-        // Header: what XLA prints from the proto alone.
-        let mut header: Vec<Attr> = Vec::new();
-        if shell.schedule.is_some() {
-            header.push(Attr {
-                key: attr_key("is_scheduled"),
-                value: AttrValue::Raw("true".into()),
-            });
-        }
-        if let Some(alias) = &shell.input_output_alias {
-            if !alias.entries.is_empty() {
-                header.push(Attr {
-                    key: attr_key("input_output_alias"),
-                    value: AttrValue::Raw(alias_text(alias).into()),
-                });
-            }
-        }
-        if let Some(donor) = &shell.buffer_donor {
-            if !donor.entries.is_empty() {
-                header.push(Attr {
-                    key: attr_key("buffer_donor"),
-                    value: AttrValue::Raw(donor_text(donor).into()),
-                });
-            }
-        }
-        if let Some(ps) = &shell.host_program_shape {
-            let mut p = ProgramShape {
-                parameters: ps
-                    .parameters
-                    .iter()
-                    .map(|s| self.shape(s))
-                    .collect::<Result<_, _>>()?,
-                result: self.shape(ps.result.as_ref().unwrap_or(&ShapeProto::default()))?,
-            };
-            for s in p
-                .parameters
-                .iter_mut()
-                .chain(std::iter::once(&mut p.result))
-            {
-                s.fill_default_layouts();
-            }
-            header.push(Attr {
-                key: attr_key("entry_computation_layout"),
-                value: AttrValue::ProgramShape(Box::new(p)),
-            });
-        }
-        if let Some(fa) = &shell.frontend_attributes {
-            if !fa.map.is_empty() {
-                let mut s = String::new();
-                frontend_attributes_text(fa, &mut s);
-                header.push(Attr {
-                    key: attr_key("frontend_attributes"),
-                    value: AttrValue::Raw(s.into()),
-                });
-            }
-        }
-        module.header = header;
-        module.stack_frames = self.frames.finish();
-        module.style = PrintOptions::default_form();
-        Ok(module)
-    }
-
+impl Reader<'_> {
     fn key(&mut self, k: &'static str) -> SharedStr {
-        self.keys.entry(k).or_insert_with(|| attr_key(k)).clone()
-    }
-
-    fn intern(&mut self, s: Shape) -> Arc<Shape> {
-        if let Some(a) = self.shapes.get(&s) {
-            return Arc::clone(a);
-        }
-        let a = Arc::new(s.clone());
-        self.shapes.insert(s, Arc::clone(&a));
-        a
+        // A buffer of this reader's own, not the shared one of `attr_key`:
+        // threads cloning one `Arc` would contend on its count.
+        self.keys
+            .entry(k)
+            .or_insert_with(|| SharedStr::from(k))
+            .clone()
     }
 
     fn shape(&self, p: &ShapeProto) -> Result<Shape, ProtoError> {
@@ -483,6 +862,32 @@ impl<'p> Reader<'p> {
         }
     }
 
+    /// The shape of an instruction, interned by its encoded `ShapeProto`
+    /// (equal bytes are equal shapes), with the proto's element type.
+    fn shape_of(&mut self, scan: &Scan<'_>, bytes: &[u8]) -> Result<(Arc<Shape>, i32), ProtoError> {
+        if scan.shape_fields > 1 {
+            // Several shape fields merge: decode the whole instruction.
+            let mut p = HloInstructionProto::default();
+            p.merge(bytes)
+                .map_err(|e| ProtoError::decode("HloInstructionProto", e))?;
+            let sp = p.msg.shape.unwrap_or_default();
+            return Ok((Arc::new(self.shape(&sp)?), sp.element_type));
+        }
+        let Some(sb) = scan.shape else {
+            return err(format!("instruction {}: has no shape", scan.name()));
+        };
+        if let Some((a, t)) = self.shapes.get(sb) {
+            return Ok((Arc::clone(a), *t));
+        }
+        let sp = ShapeProto::decode(sb)
+            .map_err(|e| ProtoError::decode("ShapeProto", e))
+            .and_then(|sp| Ok((self.shape(&sp)?, sp.element_type)))
+            .map_err(|e| e.context(format!("instruction {}", scan.name())))?;
+        let a = Arc::new(sp.0);
+        self.shapes.insert(sb.into(), (Arc::clone(&a), sp.1));
+        Ok((a, sp.1))
+    }
+
     #[allow(clippy::type_complexity)]
     fn computation(
         &mut self,
@@ -490,44 +895,32 @@ impl<'p> Reader<'p> {
         scheduled: bool,
     ) -> Result<(Computation, Vec<SmallVec<[usize; 2]>>), ProtoError> {
         let n = data.instrs.len();
-        while self.pool.len() < n {
-            self.pool.push(HloInstructionProto::default());
+        // Pass 1: ids, edges, stack frames and shapes, without decoding the
+        // rest of each instruction.
+        let mut scans: Vec<Scan<'_>> = Vec::with_capacity(n);
+        for bytes in &data.instrs {
+            scans.push(Scan::new(bytes)?);
         }
-        let mut pool = std::mem::take(&mut self.pool);
-        let mut id_to_local: FxMap<i64, u32> = FxMap::default();
-        id_to_local.reserve(n);
-        for (i, bytes) in data.instrs.iter().enumerate() {
-            let p = &mut pool[i];
-            p.clear();
-            p.merge(*bytes)
-                .map_err(|e| ProtoError::decode("HloInstructionProto", e))?;
-            if id_to_local.insert(p.id, i as u32).is_some() {
-                return err(format!(
-                    "instruction id {} is used twice ({})",
-                    p.id, p.name
-                ));
-            }
-        }
-        let protos = &pool[..n];
-        let local = |id: i64, what: &str, user: &HloInstructionProto| {
-            id_to_local.get(&id).map(|&l| l as usize).ok_or_else(|| {
+        let id_to_local = IdIndex::new(&scans)?;
+        let local = |id: i64, what: &str, user: &Scan<'_>| {
+            id_to_local.get(id).ok_or_else(|| {
                 ProtoError::new(format!(
                     "instruction {}: {what} id {id} does not exist in the computation",
-                    user.name
+                    user.name()
                 ))
             })
         };
         let mut operands: Vec<SmallVec<[usize; 4]>> = Vec::with_capacity(n);
         let mut controls: Vec<SmallVec<[usize; 1]>> = Vec::with_capacity(n);
         let mut has_users = vec![false; n];
-        for p in protos {
+        for p in &scans {
             let ops = p
-                .operand_ids
+                .operands
                 .iter()
                 .map(|&id| local(id, "operand", p))
                 .collect::<Result<SmallVec<_>, _>>()?;
             let cps = p
-                .control_predecessor_ids
+                .control
                 .iter()
                 .map(|&id| local(id, "control predecessor", p))
                 .collect::<Result<SmallVec<_>, _>>()?;
@@ -538,21 +931,15 @@ impl<'p> Reader<'p> {
             controls.push(cps);
         }
         let mut by_id: Vec<usize> = (0..n).collect();
-        by_id.sort_unstable_by_key(|&i| protos[i].id);
-        // Stack frames are renumbered in id order.
-        for &i in &by_id {
-            if let Some(m) = &protos[i].metadata {
-                if m.stack_frame_id != 0 {
-                    self.frames.map(m.stack_frame_id)?;
-                }
-            }
+        if !id_to_local.sorted {
+            by_id.sort_unstable_by_key(|&i| scans[i].id);
         }
         // Called computations, in id order.
         let mut calls: Vec<SmallVec<[usize; 2]>> = Vec::new();
         for &i in &by_id {
-            if !protos[i].called_computation_ids.is_empty() {
-                let cs = protos[i]
-                    .called_computation_ids
+            if !scans[i].called.is_empty() {
+                let cs = scans[i]
+                    .called
                     .iter()
                     .map(|&c| self.comp_ref(c).map(|x| x.0))
                     .collect::<Result<SmallVec<_>, _>>()?;
@@ -570,7 +957,7 @@ impl<'p> Reader<'p> {
             Some(seq) if seq.len() == n => seq
                 .iter()
                 .map(|&id| {
-                    id_to_local.get(&id).map(|&l| l as usize).ok_or_else(|| {
+                    id_to_local.get(id).ok_or_else(|| {
                         ProtoError::new(format!(
                             "the schedule names instruction id {id}, which does not exist"
                         ))
@@ -582,12 +969,15 @@ impl<'p> Reader<'p> {
         if order.len() != n {
             return err("the operands of its instructions form a cycle");
         }
-        // Convert in print order; operands must come first.
+        // Pass 2, in print order (operands first): decode each instruction
+        // into one reused message and convert it.
         let mut text = String::with_capacity(n * 96);
         let mut ids: Vec<Option<InstrId>> = vec![None; n];
+        let mut types: Vec<i32> = vec![0; n];
         let mut pending: Vec<Pending> = Vec::with_capacity(n);
+        let mut p = std::mem::take(&mut self.scratch);
         for &i in &order {
-            let p = &protos[i];
+            let scan = &scans[i];
             let mut ops = SmallVec::new();
             for &o in &operands[i] {
                 match ids[o] {
@@ -595,7 +985,8 @@ impl<'p> Reader<'p> {
                     None => {
                         return err(format!(
                             "instruction {}: its operands form a cycle (operand {} comes after it)",
-                            p.name, protos[o].name
+                            scan.name(),
+                            scans[o].name()
                         ))
                     }
                 }
@@ -607,17 +998,53 @@ impl<'p> Reader<'p> {
                     None => {
                         return err(format!(
                             "instruction {}: its control predecessors form a cycle",
-                            p.name
+                            scan.name()
                         ))
                     }
                 }
             }
+            let bytes = data.instrs[i];
+            let (shape, ty) = self.shape_of(scan, bytes)?;
+            types[i] = ty;
+            p.clear();
+            // The metadata is read in place (without allocating) when it
+            // can be.
+            let mut meta_fields: SmallVec<[&[u8]; 1]> = SmallVec::new();
+            fields(bytes, "HloInstructionProto", |tag, wt, buf| {
+                match (tag, wt) {
+                    // Read in pass 1.
+                    (3 | 35..=37, _) => skip_field(tag, wt, buf),
+                    (7, WireType::LengthDelimited) => {
+                        meta_fields.push(take_delimited(buf, "HloInstructionProto")?);
+                        Ok(())
+                    }
+                    _ => merge_into(&mut p, tag, wt, buf, "HloInstructionProto"),
+                }
+            })?;
+            let meta = match meta_fields[..] {
+                [] => None,
+                [m] => MetaView::parse(m),
+                _ => None,
+            };
+            if !meta_fields.is_empty() && meta.is_none() {
+                for m in meta_fields {
+                    merge_into(
+                        &mut p,
+                        7,
+                        WireType::LengthDelimited,
+                        &mut &*encode_len(m),
+                        "HloInstructionProto",
+                    )?;
+                }
+            }
+            let operand_types: SmallVec<[i32; 4]> = operands[i].iter().map(|&o| types[o]).collect();
             let pend = self
-                .instruction(p, protos, &operands[i], ops, control, &mut text)
+                .instruction(&p, meta, shape, &operand_types, ops, control, &mut text)
                 .map_err(|e| e.context(format!("instruction {}", p.name)))?;
             ids[i] = Some(InstrId::new(pending.len()));
             pending.push(pend);
         }
+        self.scratch = p;
         // Materialize with slices of one shared buffer.
         let buf = Arc::new(text);
         let s = |r: &Range<usize>| {
@@ -654,36 +1081,30 @@ impl<'p> Reader<'p> {
             comp.push(instr);
         }
         let root = data.shell.root_id;
-        match id_to_local.get(&root).and_then(|&l| ids[l as usize]) {
+        match id_to_local.get(root).and_then(|l| ids[l]) {
             Some(r) => comp.set_root(r),
             None => return err(format!("the root id {root} does not exist")),
         }
         if !data.shell.execution_thread.is_empty() && data.shell.execution_thread != "main" {
             comp.execution_thread = Some(data.shell.execution_thread.as_str().into());
         }
-        self.pool = pool;
         Ok((comp, calls))
     }
 
     /// One instruction: its attributes in the order XLA prints them.
+    #[allow(clippy::too_many_arguments)]
     fn instruction(
         &mut self,
         p: &HloInstructionProto,
-        protos: &[HloInstructionProto],
-        operand_locals: &[usize],
+        meta: Option<MetaView<'_>>,
+        shape: Arc<Shape>,
+        operand_types: &[i32],
         operands: SmallVec<[InstrId; 4]>,
         control: Vec<InstrId>,
         text: &mut String,
     ) -> Result<Pending, ProtoError> {
         let opcode = Opcode::from_name(&p.opcode)
             .ok_or_else(|| ProtoError::new(format!("unknown opcode \"{}\"", p.opcode)))?;
-        let shape = match &p.shape {
-            Some(s) => {
-                let s = self.shape(s)?;
-                self.intern(s)
-            }
-            None => return err("has no shape"),
-        };
         let name = push_range(text, |t| t.push_str(&p.name));
         let mut a = Attrs {
             list: SmallVec::new(),
@@ -691,12 +1112,7 @@ impl<'p> Reader<'p> {
         };
         let mut payload = Payload::None;
         use Opcode::*;
-        let operand_shape = |i: usize| {
-            operand_locals
-                .get(i)
-                .and_then(|&o| protos[o].shape.as_ref())
-                .map(|s| s.element_type)
-        };
+        let operand_shape = |i: usize| operand_types.get(i).copied();
         let comps = |r: &Reader<'_>, ids: &[i64]| -> Result<Vec<CompId>, ProtoError> {
             ids.iter().map(|&c| r.comp_ref(c).map(|x| x.1)).collect()
         };
@@ -1026,14 +1442,14 @@ impl<'p> Reader<'p> {
         if let Some(ra) = &p.result_accuracy {
             result_accuracy_attr(&mut a, ra);
         }
-        if let Some(m) = &p.metadata {
+        if let Some(m) = meta.or_else(|| p.metadata.as_ref().map(MetaView::of)) {
             let sf = if m.stack_frame_id != 0 {
-                self.frames.map(m.stack_frame_id)?
+                self.frames.lookup(m.stack_frame_id)?
             } else {
                 0
             };
-            if metadata_has_text(m) {
-                a.raw("metadata", |t| metadata_text(m, sf, t));
+            if m.has_text() {
+                a.raw("metadata", |t| metadata_view_text(&m, sf, t));
             }
         }
         if !p.backend_config.is_empty() {
@@ -1315,22 +1731,104 @@ fn result_accuracy_attr(a: &mut Attrs<'_>, ra: &ResultAccuracy) {
     }
 }
 
-pub(crate) fn metadata_has_text(m: &OpMetadata) -> bool {
-    !m.op_type.is_empty()
-        || !m.op_name.is_empty()
-        || !m.source_file.is_empty()
-        || m.source_line != 0
-        || m.source_end_line != 0
-        || m.source_column != 0
-        || m.source_end_column != 0
-        || !m.profile_type.is_empty()
-        || !m.deduplicated_name.is_empty()
-        || !m.scheduling_name.is_empty()
-        || m.stack_frame_id != 0
+/// An `OpMetadata` as [`metadata_text`] prints it, its strings borrowed.
+#[derive(Default)]
+pub(crate) struct MetaView<'a> {
+    op_type: &'a str,
+    op_name: &'a str,
+    source_file: &'a str,
+    source_line: i32,
+    source_end_line: i32,
+    source_column: i32,
+    source_end_column: i32,
+    profile_type: SmallVec<[i32; 2]>,
+    deduplicated_name: &'a str,
+    scheduling_name: &'a str,
+    stack_frame_id: i32,
+}
+
+impl<'a> MetaView<'a> {
+    pub(crate) fn of(m: &'a OpMetadata) -> MetaView<'a> {
+        MetaView {
+            op_type: &m.op_type,
+            op_name: &m.op_name,
+            source_file: &m.source_file,
+            source_line: m.source_line,
+            source_end_line: m.source_end_line,
+            source_column: m.source_column,
+            source_end_column: m.source_end_column,
+            profile_type: m.profile_type.iter().copied().collect(),
+            deduplicated_name: &m.deduplicated_name,
+            scheduling_name: &m.scheduling_name,
+            stack_frame_id: m.stack_frame_id,
+        }
+    }
+
+    /// Reads an encoded `OpMetadata` in place; `None` if it has anything
+    /// else (or is malformed): prost then decodes it, errors included.
+    fn parse(mut b: &'a [u8]) -> Option<MetaView<'a>> {
+        let mut v = MetaView::default();
+        while !b.is_empty() {
+            let (tag, wt) = decode_key(&mut b).ok()?;
+            match (tag, wt) {
+                (1 | 2 | 3 | 12 | 16, WireType::LengthDelimited) => {
+                    let len = usize::try_from(decode_varint(&mut b).ok()?).ok()?;
+                    let s = std::str::from_utf8(b.get(..len)?).ok()?;
+                    b = &b[len..];
+                    match tag {
+                        1 => v.op_type = s,
+                        2 => v.op_name = s,
+                        3 => v.source_file = s,
+                        12 => v.deduplicated_name = s,
+                        _ => v.scheduling_name = s,
+                    }
+                }
+                (4 | 15 | 17 | 18 | 19, WireType::Varint) => {
+                    let x = decode_varint(&mut b).ok()? as i32;
+                    match tag {
+                        4 => v.source_line = x,
+                        15 => v.stack_frame_id = x,
+                        17 => v.source_end_line = x,
+                        18 => v.source_column = x,
+                        _ => v.source_end_column = x,
+                    }
+                }
+                (5, WireType::Varint) => v.profile_type.push(decode_varint(&mut b).ok()? as i32),
+                (5, WireType::LengthDelimited) => {
+                    let len = usize::try_from(decode_varint(&mut b).ok()?).ok()?;
+                    let mut packed = b.get(..len)?;
+                    b = &b[len..];
+                    while !packed.is_empty() {
+                        v.profile_type.push(decode_varint(&mut packed).ok()? as i32);
+                    }
+                }
+                _ => return None,
+            }
+        }
+        Some(v)
+    }
+
+    fn has_text(&self) -> bool {
+        !self.op_type.is_empty()
+            || !self.op_name.is_empty()
+            || !self.source_file.is_empty()
+            || self.source_line != 0
+            || self.source_end_line != 0
+            || self.source_column != 0
+            || self.source_end_column != 0
+            || !self.profile_type.is_empty()
+            || !self.deduplicated_name.is_empty()
+            || !self.scheduling_name.is_empty()
+            || self.stack_frame_id != 0
+    }
 }
 
 /// `{op_type="..." op_name="..." ...}` as XLA's `OpMetadataToString`.
 pub(crate) fn metadata_text(m: &OpMetadata, stack_frame_id: i64, t: &mut String) {
+    metadata_view_text(&MetaView::of(m), stack_frame_id, t)
+}
+
+fn metadata_view_text(m: &MetaView<'_>, stack_frame_id: i64, t: &mut String) {
     t.push('{');
     let start = t.len();
     let sep = |t: &mut String| {
@@ -1346,9 +1844,9 @@ pub(crate) fn metadata_text(m: &OpMetadata, stack_frame_id: i64, t: &mut String)
             quoted(t, v);
         }
     };
-    string(t, "op_type", &m.op_type);
-    string(t, "op_name", &m.op_name);
-    string(t, "source_file", &m.source_file);
+    string(t, "op_type", m.op_type);
+    string(t, "op_name", m.op_name);
+    string(t, "source_file", m.source_file);
     let int = |t: &mut String, key: &str, v: i64| {
         if v != 0 {
             sep(t);
@@ -1367,16 +1865,8 @@ pub(crate) fn metadata_text(m: &OpMetadata, stack_frame_id: i64, t: &mut String)
         join(t, &m.profile_type, ",", |t, x| push_int(t, i64::from(*x)));
         t.push('}');
     }
-    let string = |t: &mut String, key: &str, v: &str| {
-        if !v.is_empty() {
-            sep(t);
-            t.push_str(key);
-            t.push('=');
-            quoted(t, v);
-        }
-    };
-    string(t, "deduplicated_name", &m.deduplicated_name);
-    string(t, "scheduling_name", &m.scheduling_name);
+    string(t, "deduplicated_name", m.deduplicated_name);
+    string(t, "scheduling_name", m.scheduling_name);
     int(t, "stack_frame_id", stack_frame_id);
     t.push('}');
 }

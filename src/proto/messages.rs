@@ -116,7 +116,7 @@ fn decode_error(message: &'static str) -> DecodeError {
 }
 
 /// The length of one field's value (after its key) at the start of `data`.
-fn field_value_len(
+pub(crate) fn field_value_len(
     data: &[u8],
     wire_type: WireType,
     tag: u32,

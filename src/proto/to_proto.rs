@@ -160,6 +160,11 @@ impl<'m> Writer<'m> {
     fn module(&self) -> Result<HloModuleProto, ProtoError> {
         let m = self.module;
         let mut p = HloModuleProto::default();
+        // The fields a proto it was read from had and the IR does not model.
+        if let Some(extras) = &m.proto_extras {
+            p.merge(&extras[..])
+                .map_err(|e| ProtoError::decode("HloModuleProto", e))?;
+        }
         p.name = m.name.to_string();
         let entry = m
             .entry_opt()
