@@ -13,14 +13,7 @@ use super::{err, Interpreter, Result};
 use crate::ir::{Instruction, PrimitiveType};
 use std::sync::Arc;
 
-const ACTIVATIONS: &[&str] = &[
-    "AwsNeuronErf",
-    "AwsNeuronGelu",
-    "AwsNeuronGeluBackward",
-    "AwsNeuronGeluApprxTanh",
-    "AwsNeuronSilu",
-    "AwsNeuronSiluBackward",
-];
+use crate::passes::legalize_intrinsics::ACTIVATIONS;
 
 pub fn custom_call(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
     let target = instr

@@ -20,10 +20,10 @@ use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
 pub const NAME: &str = "legalize-intrinsics";
 
 /// The marker replaced by its operand (the seed's `to_remove`).
-const BYPASS: &str = "AwsNeuronTransferWithStaticRing";
+pub const BYPASS: &str = "AwsNeuronTransferWithStaticRing";
 
 /// The activations (the seed's `target_names`).
-const ACTIVATIONS: [&str; 6] = [
+pub const ACTIVATIONS: [&str; 6] = [
     "AwsNeuronErf",
     "AwsNeuronGelu",
     "AwsNeuronGeluBackward",
