@@ -22,6 +22,24 @@ pub struct Computation {
     /// `, execution_thread="..."` after the closing brace.
     pub execution_thread: Option<Box<str>>,
     live: usize,
+    /// For a computation read from a binary proto: its id there, which the
+    /// proto writer keeps where it is unique.
+    pub proto_id: Option<i64>,
+    /// For a computation read from a binary proto: the proto id of each
+    /// instruction, by [`InstrId`] index (instructions added later have
+    /// none); the proto writer keeps them where they are unique.
+    proto_instr_ids: Option<Box<[i64]>>,
+    /// For a computation read from a binary proto: its instructions (as
+    /// [`InstrId`] indices) in the proto's order, which the writer keeps
+    /// while they still are all of them, operands first.
+    proto_instr_order: Option<Box<[u32]>>,
+    /// For a computation read from a binary proto whose stack frames were
+    /// renumbered: each instruction's proto `stack_frame_id`, by
+    /// [`InstrId`] index.
+    proto_frame_ids: Option<Box<[i32]>>,
+    /// For a computation read from a binary proto: its position among the
+    /// proto's computations.
+    pub proto_position: Option<usize>,
 }
 
 impl Computation {
@@ -40,6 +58,63 @@ impl Computation {
             sequence: Vec::with_capacity(n),
             ..Computation::default()
         }
+    }
+
+    /// The proto id instruction `id` was read with, if any.
+    pub fn proto_instr_id(&self, id: InstrId) -> Option<i64> {
+        self.proto_instr_ids.as_ref()?.get(id.index()).copied()
+    }
+
+    /// Sets the proto ids of the instructions, by [`InstrId`] index.
+    pub fn set_proto_instr_ids(&mut self, ids: Box<[i64]>) {
+        self.proto_instr_ids = Some(ids);
+    }
+
+    /// The instructions in the order of the proto they were read from, if
+    /// that order is still a valid one: every live instruction once,
+    /// operands and control predecessors first.
+    pub fn proto_instr_order(&self) -> Option<Vec<InstrId>> {
+        let order: Vec<InstrId> = self
+            .proto_instr_order
+            .as_ref()?
+            .iter()
+            .map(|&i| InstrId::new(i as usize))
+            .filter(|&i| self.is_live(i))
+            .collect();
+        if order.len() != self.instruction_count() {
+            return None;
+        }
+        let mut placed = vec![false; self.instrs.len()];
+        for &i in &order {
+            let instr = self.instr(i);
+            if placed[i.index()]
+                || instr
+                    .operands
+                    .iter()
+                    .chain(instr.control_predecessors.iter())
+                    .any(|o| !placed[o.index()])
+            {
+                return None;
+            }
+            placed[i.index()] = true;
+        }
+        Some(order)
+    }
+
+    /// The proto `stack_frame_id` instruction `id` was read with, if kept.
+    pub fn proto_frame_id(&self, id: InstrId) -> Option<i32> {
+        self.proto_frame_ids.as_ref()?.get(id.index()).copied()
+    }
+
+    /// Sets the proto stack frame ids of the instructions, by [`InstrId`]
+    /// index.
+    pub fn set_proto_frame_ids(&mut self, ids: Box<[i32]>) {
+        self.proto_frame_ids = Some(ids);
+    }
+
+    /// Sets the proto order of the instructions ([`InstrId`] indices).
+    pub fn set_proto_instr_order(&mut self, order: Box<[u32]>) {
+        self.proto_instr_order = Some(order);
     }
 
     pub fn root(&self) -> InstrId {

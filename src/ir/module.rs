@@ -25,6 +25,10 @@ pub struct Module {
     /// fields, `profile_info`, ..., and fields of a newer XLA), which the
     /// proto writer writes back.
     pub proto_extras: Option<Arc<[u8]>>,
+    /// For a module read from a binary proto whose stack frames the reader
+    /// renumbered (as XLA does): the proto's own tables, which the writer
+    /// writes back while the tables are still the ones read.
+    pub proto_frames: Option<Arc<ProtoFrames>>,
     /// How the module was written; the printer's default.
     pub style: PrintOptions,
     /// The text the module was parsed from; its names and attribute texts
@@ -108,6 +112,19 @@ impl Default for PrintOptions {
 pub struct ProgramShape {
     pub parameters: Vec<Shape>,
     pub result: Shape,
+}
+
+/// A proto's own stack-frame tables, kept by the reader when it renumbers
+/// them ([`Module::proto_frames`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProtoFrames {
+    /// The tables as the proto has them.
+    pub original: StackFrameIndex,
+    /// The tables as the reader renumbered them ([`Module::stack_frames`]).
+    pub read_as: StackFrameIndex,
+    /// For each proto frame id `f` (at `f - 1`), its renumbered id (0 if
+    /// no instruction named it).
+    pub renumbered: Box<[i64]>,
 }
 
 /// The stack-frame tables JAX writes between the header and the first
@@ -202,6 +219,7 @@ impl Module {
             entry: None,
             stack_frames: None,
             proto_extras: None,
+            proto_frames: None,
             style: PrintOptions::default_form(),
             source: None,
             names: None,

@@ -25,7 +25,9 @@ use crate::ir::instruction::{
     attr_key, ApiVersion, Attr, AttrList, AttrValue, ComparisonDirection, ComparisonType,
 };
 use crate::ir::literal::{Literal, LiteralData};
-use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
+use crate::ir::module::{
+    FileLocation, PrintOptions, ProgramShape, ProtoFrames, StackFrame, StackFrameIndex,
+};
 use crate::ir::shape::{push_int, ArrayShape, Layout, LayoutExtras, Shape, Tile};
 use crate::ir::{
     CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType, SharedStr,
@@ -577,7 +579,8 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
         order = (0..data.comps.len()).collect();
     }
     for i in order {
-        let comp = built[i].take().expect("each computation is placed once");
+        let mut comp = built[i].take().expect("each computation is placed once");
+        comp.proto_position = Some(i);
         module.define_computation(comp_refs[i], comp);
     }
     module.set_entry(comp_refs[entry]);
@@ -637,7 +640,32 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
         }
     }
     module.header = header;
+    let kept_frames = match frames.index {
+        Some(index) if frames.renumber => {
+            let mut renumbered = vec![0i64; index.stack_frames.len()];
+            for (&orig, &new) in &frames.memo {
+                if let Some(slot) = usize::try_from(orig - 1)
+                    .ok()
+                    .and_then(|i| renumbered.get_mut(i))
+                {
+                    *slot = new;
+                }
+            }
+            Some((index_from_proto(index), renumbered))
+        }
+        _ => None,
+    };
     module.stack_frames = frames.finish();
+    if let Some((original, renumbered)) = kept_frames {
+        let read_as = module.stack_frames.clone().unwrap_or_default();
+        if original != read_as {
+            module.proto_frames = Some(Arc::new(ProtoFrames {
+                original,
+                read_as,
+                renumbered: renumbered.into(),
+            }));
+        }
+    }
     if !data.extras.is_empty() {
         module.proto_extras = Some(data.extras.as_slice().into());
     }
@@ -768,38 +796,42 @@ impl Frames<'_> {
 
     fn finish(self) -> Option<StackFrameIndex> {
         if !self.renumber {
-            let index = self.index?;
-            return Some(StackFrameIndex {
-                file_names: index.file_names.iter().map(|s| s.as_str().into()).collect(),
-                function_names: index
-                    .function_names
-                    .iter()
-                    .map(|s| s.as_str().into())
-                    .collect(),
-                file_locations: index
-                    .file_locations
-                    .iter()
-                    .map(|l| FileLocation {
-                        file_name_id: l.file_name_id.into(),
-                        function_name_id: l.function_name_id.into(),
-                        line: l.line.into(),
-                        end_line: l.end_line.into(),
-                        column: l.column.into(),
-                        end_column: l.end_column.into(),
-                    })
-                    .collect(),
-                stack_frames: index
-                    .stack_frames
-                    .iter()
-                    .map(|f| StackFrame {
-                        file_location_id: f.file_location_id.into(),
-                        parent_frame_id: f.parent_frame_id.into(),
-                    })
-                    .collect(),
-            })
-            .filter(|i| *i != StackFrameIndex::default());
+            return Some(index_from_proto(self.index?))
+                .filter(|i| *i != StackFrameIndex::default());
         }
         (self.out != StackFrameIndex::default()).then_some(self.out)
+    }
+}
+
+/// A proto's stack-frame tables, as they are.
+fn index_from_proto(index: &StackFrameIndexProto) -> StackFrameIndex {
+    StackFrameIndex {
+        file_names: index.file_names.iter().map(|s| s.as_str().into()).collect(),
+        function_names: index
+            .function_names
+            .iter()
+            .map(|s| s.as_str().into())
+            .collect(),
+        file_locations: index
+            .file_locations
+            .iter()
+            .map(|l| FileLocation {
+                file_name_id: l.file_name_id.into(),
+                function_name_id: l.function_name_id.into(),
+                line: l.line.into(),
+                end_line: l.end_line.into(),
+                column: l.column.into(),
+                end_column: l.end_column.into(),
+            })
+            .collect(),
+        stack_frames: index
+            .stack_frames
+            .iter()
+            .map(|f| StackFrame {
+                file_location_id: f.file_location_id.into(),
+                parent_frame_id: f.parent_frame_id.into(),
+            })
+            .collect(),
     }
 }
 
@@ -1084,6 +1116,16 @@ impl Reader<'_> {
         match id_to_local.get(root).and_then(|l| ids[l]) {
             Some(r) => comp.set_root(r),
             None => return err(format!("the root id {root} does not exist")),
+        }
+        comp.proto_id = Some(data.shell.id);
+        comp.set_proto_instr_ids(order.iter().map(|&i| scans[i].id).collect());
+        let mut proto_order = vec![0u32; n];
+        for (k, &i) in order.iter().enumerate() {
+            proto_order[i] = k as u32;
+        }
+        comp.set_proto_instr_order(proto_order.into());
+        if self.frames.renumber && self.frames.index.is_some() {
+            comp.set_proto_frame_ids(order.iter().map(|&i| scans[i].stack_frame_id).collect());
         }
         if !data.shell.execution_thread.is_empty() && data.shell.execution_thread != "main" {
             comp.execution_thread = Some(data.shell.execution_thread.as_str().into());

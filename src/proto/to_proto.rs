@@ -5,6 +5,12 @@
 //! XLA's own protos. Computations are written in print order, which XLA's
 //! printer makes callees-first, as XLA's loader needs. Attributes kept as
 //! text are parsed back into their fields.
+//!
+//! A module read from a proto is written back as it was read: the proto's
+//! ids where they are still unique (new computations and instructions get
+//! fresh ones), its computation and instruction order while that is still
+//! callees first and operands first, and its own stack-frame tables and
+//! ids while the IR's tables are the ones the reader made.
 
 // Messages are `Ext` wrappers (known fields behind `Deref`), which struct
 // literals cannot fill: fields are set one by one.
@@ -18,7 +24,7 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::shape::{ArrayShape, Layout, Shape};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload};
 use crate::text::number::c_unescape;
-use crate::util::FxMap;
+use crate::util::{FxMap, FxSet};
 use prost::Message;
 
 fn err<T>(message: impl Into<String>) -> Result<T, ProtoError> {
@@ -143,12 +149,103 @@ struct Writer<'m> {
 
 impl<'m> Writer<'m> {
     fn new(module: &'m Module) -> Writer<'m> {
-        let comp_ids = module
-            .computation_ids()
-            .enumerate()
-            .map(|(i, c)| (c, i as i64 + 1))
-            .collect();
+        // Ids a proto it was read from gave, where unique; new ones above.
+        let mut used = FxSet::default();
+        let mut comp_ids: FxMap<CompId, i64> = FxMap::default();
+        for (c, comp) in module.computations() {
+            if let Some(id) = comp.proto_id.filter(|&id| id > 0 && used.insert(id)) {
+                comp_ids.insert(c, id);
+            }
+        }
+        let mut next = used.iter().max().map_or(1, |m| m + 1);
+        for (i, c) in module.computation_ids().enumerate() {
+            if comp_ids.contains_key(&c) {
+                continue;
+            }
+            let mut id = i as i64 + 1;
+            if used.contains(&id) {
+                id = next;
+                next += 1;
+            }
+            used.insert(id);
+            comp_ids.insert(c, id);
+        }
         Writer { module, comp_ids }
+    }
+
+    /// The computations in the order they are written: that of the proto
+    /// they were read from while it is still callees first and the module
+    /// has no new ones; else print order.
+    fn comp_order(&self) -> Vec<CompId> {
+        let m = self.module;
+        let print: Vec<CompId> = m.computation_ids().collect();
+        let mut by_proto: Vec<(usize, CompId)> = Vec::with_capacity(print.len());
+        for &c in &print {
+            match m.comp(c).proto_position {
+                Some(p) => by_proto.push((p, c)),
+                None => return print,
+            }
+        }
+        by_proto.sort_unstable();
+        if by_proto.windows(2).any(|w| w[0].0 == w[1].0) {
+            return print;
+        }
+        let mut placed: FxSet<CompId> = FxSet::default();
+        for &(_, c) in &by_proto {
+            let callees_first = m.comp(c).instructions().all(|(_, i)| {
+                let called: Vec<CompId> = i.called_computations().collect();
+                called.iter().all(|d| placed.contains(d))
+            });
+            if !callees_first {
+                return print;
+            }
+            placed.insert(c);
+        }
+        by_proto.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// Each computation's instructions in the order they are written, and
+    /// their ids: the ids a proto it was read from gave, where unique in
+    /// the module; else `computation << 32 | n` (1-based, in written
+    /// order), or, if that is taken, ids above every other.
+    #[allow(clippy::type_complexity)]
+    fn instruction_ids(&self) -> FxMap<CompId, (Vec<InstrId>, FxMap<InstrId, i64>)> {
+        let m = self.module;
+        let scheduled = self.scheduled();
+        let mut out: FxMap<CompId, (Vec<InstrId>, FxMap<InstrId, i64>)> = FxMap::default();
+        let mut used = FxSet::default();
+        for (id, comp) in m.computations() {
+            let order = match comp.proto_instr_order() {
+                Some(order) => order,
+                None if scheduled => comp.sequence().collect::<Vec<_>>(),
+                None => comp.post_order(),
+            };
+            let mut local = FxMap::default();
+            for &i in &order {
+                if let Some(p) = comp.proto_instr_id(i).filter(|&p| used.insert(p)) {
+                    local.insert(i, p);
+                }
+            }
+            out.insert(id, (order, local));
+        }
+        let mut next = used.iter().max().map_or(1, |m| m + 1);
+        for (id, _) in m.computations() {
+            let cid = self.comp_ids[&id];
+            let (order, local) = out.get_mut(&id).expect("every computation");
+            for (j, &i) in order.iter().enumerate() {
+                if local.contains_key(&i) {
+                    continue;
+                }
+                let mut p = (cid << 32) | (j as i64 + 1);
+                if used.contains(&p) {
+                    p = next;
+                    next += 1;
+                }
+                used.insert(p);
+                local.insert(i, p);
+            }
+        }
+        out
     }
 
     fn scheduled(&self) -> bool {
@@ -182,26 +279,56 @@ impl<'m> Writer<'m> {
             })
             .collect();
         let mut schedule = HloScheduleProto::default();
-        for (id, comp) in m.computations() {
+        let mut instr_ids = self.instruction_ids();
+        // The proto's own stack-frame tables, while the IR's are still the
+        // ones read: each instruction's frame id in them, if every one has
+        // one.
+        let proto_frames = m
+            .proto_frames
+            .as_deref()
+            .filter(|f| m.stack_frames.as_ref() == Some(&f.read_as));
+        let reverse: FxMap<i64, i32> = proto_frames
+            .map(|f| {
+                let mut r = FxMap::default();
+                for (k, &new) in f.renumbered.iter().enumerate() {
+                    if new != 0 {
+                        r.entry(new).or_insert(k as i32 + 1);
+                    }
+                }
+                r
+            })
+            .unwrap_or_default();
+        let mut frame_ids: Option<Vec<Vec<i32>>> = proto_frames.map(|_| Vec::new());
+        for id in self.comp_order() {
+            let comp = m.comp(id);
             let cid = self.comp_ids[&id];
-            let order = if scheduled {
-                comp.sequence().collect::<Vec<_>>()
-            } else {
-                comp.post_order()
-            };
-            let local: FxMap<InstrId, i64> = order
-                .iter()
-                .enumerate()
-                .map(|(j, &i)| (i, (cid << 32) | (j as i64 + 1)))
-                .collect();
+            let (order, local) = instr_ids.remove(&id).expect("every computation");
             let mut cp = HloComputationProto::default();
             cp.name = comp.name.to_string();
             cp.id = cid;
+            let mut comp_frames = Vec::new();
             for &i in &order {
                 let ip = self
                     .instruction(comp, comp.instr(i), local[&i], &local)
                     .map_err(|e| e.context(format!("{}: {}", comp.name, comp.instr(i).name)))?;
+                if let (Some(f), Some(_)) = (proto_frames, &frame_ids) {
+                    let printed = ip.metadata.as_ref().map_or(0, |md| md.stack_frame_id);
+                    let orig = comp.proto_frame_id(i).filter(|&o| {
+                        usize::try_from(o - 1)
+                            .ok()
+                            .and_then(|k| f.renumbered.get(k))
+                            == Some(&i64::from(printed))
+                    });
+                    match orig.or_else(|| reverse.get(&i64::from(printed)).copied()) {
+                        _ if printed == 0 => comp_frames.push(0),
+                        Some(o) => comp_frames.push(o),
+                        None => frame_ids = None,
+                    }
+                }
                 cp.instructions.push(ip);
+            }
+            if let Some(ids) = &mut frame_ids {
+                ids.push(comp_frames);
             }
             let root = comp
                 .root_opt()
@@ -221,7 +348,7 @@ impl<'m> Writer<'m> {
             }
             if scheduled && !cp.is_fusion_computation {
                 let mut seq = InstructionSequence::default();
-                seq.instruction_ids = order.iter().map(|i| local[i]).collect();
+                seq.instruction_ids = comp.sequence().map(|i| local[&i]).collect();
                 schedule.sequences.insert(cid, seq);
             }
             p.computations.push(cp);
@@ -238,12 +365,8 @@ impl<'m> Writer<'m> {
             let mut ps = ProgramShapeProto::default();
             ps.parameters = l.parameters.iter().map(shape_to_proto).collect();
             ps.result = Some(shape_to_proto(&l.result));
-            let e = m.comp(entry);
-            ps.parameter_names = e
-                .parameters()
-                .into_iter()
-                .map(|i| e.instr(i).name.to_string())
-                .collect();
+            // XLA's `ComputationLayout::ComputeProgramShape` names them so.
+            ps.parameter_names = (0..ps.parameters.len()).map(|i| format!("p{i}")).collect();
             p.host_program_shape = Some(ps);
         }
         let mut alias = HloInputOutputAliasProto::default();
@@ -263,7 +386,20 @@ impl<'m> Writer<'m> {
         p.input_output_alias = Some(alias);
         p.buffer_donor = Some(donor);
         p.frontend_attributes = Some(fa);
-        if let Some(sf) = &m.stack_frames {
+        let frames_kept = match (proto_frames, frame_ids) {
+            (Some(f), Some(ids)) => {
+                for (cp, ids) in p.computations.iter_mut().zip(ids) {
+                    for (ip, id) in cp.instructions.iter_mut().zip(ids) {
+                        if let Some(md) = &mut ip.metadata {
+                            md.stack_frame_id = id;
+                        }
+                    }
+                }
+                Some(&f.original)
+            }
+            _ => None,
+        };
+        if let Some(sf) = frames_kept.or(m.stack_frames.as_ref()) {
             let mut idx = StackFrameIndexProto::default();
             idx.file_names = sf.file_names.iter().map(|s| s.to_string()).collect();
             idx.function_names = sf.function_names.iter().map(|s| s.to_string()).collect();
@@ -386,6 +522,20 @@ impl<'m> Writer<'m> {
         if let (Some(c), Some(b)) = while_comps {
             // XLA keeps the body first.
             p.called_computation_ids = vec![b, c];
+        }
+        // What XLA's `ToProto` writes where the text says nothing: the
+        // group counts and precision config of convolutions and custom
+        // calls, and a default precision per operand of dots and
+        // convolutions (as XLA's parser fills them in).
+        if matches!(op, Opcode::Convolution | Opcode::CustomCall) {
+            p.feature_group_count = p.feature_group_count.max(1);
+            p.batch_group_count = p.batch_group_count.max(1);
+        }
+        if matches!(op, Opcode::Dot | Opcode::Convolution | Opcode::CustomCall) {
+            let pc = p.precision_config.get_or_insert_with(Default::default);
+            if pc.operand_precision.is_empty() {
+                pc.operand_precision = vec![0; instr.operands().len()];
+            }
         }
         Ok(p)
     }
@@ -1043,7 +1193,6 @@ fn parse_replica_groups(p: &mut HloInstructionProto, v: &str) -> PResult<()> {
                 g
             })
             .collect();
-        p.replica_groups = list.replica_groups.clone();
     }
     p.collective_device_list = Some(list);
     Ok(())
