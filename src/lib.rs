@@ -7,11 +7,13 @@
 //! - [`passes`]: the pass interface, registry and pipeline;
 //! - [`proto`]: binary `HloModuleProto` reading and writing;
 //! - [`contract`]: the checks of the Neuron custom calls run before the passes;
-//! - [`interp`]: the reference interpreter, `.npz` I/O and `--check-numerics`.
+//! - [`interp`]: the reference interpreter, `.npz` I/O and `--check-numerics`;
+//! - [`output`]: writing files without ever leaving a partial one.
 
 pub mod contract;
 pub mod interp;
 pub mod ir;
+pub mod output;
 pub mod passes;
 pub mod proto;
 pub mod text;

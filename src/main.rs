@@ -3,6 +3,7 @@
 use clap::Parser;
 use hlo_opt::ir::verify::verify;
 use hlo_opt::ir::PrintOptions;
+use hlo_opt::output::write_atomically;
 use hlo_opt::passes::{self, Pipeline, Scope};
 use hlo_opt::text::{parse_module_owned, write_module, ParseError};
 use std::io::{Read, Write};
@@ -261,8 +262,8 @@ fn read_module_input(
     Ok((module, file_name))
 }
 
-/// Writes atomically: a temporary file in the target's folder, renamed
-/// over the target only once everything was written.
+/// Writes to stdout, or to `path` through [`write_atomically`] so that a
+/// failure leaves nothing behind.
 fn write_output(
     path: Option<&Path>,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -273,15 +274,10 @@ fn write_output(
             .and_then(|()| stdout.flush())
             .map_err(|e| format!("<stdout>: error: {e}"));
     };
-    let fail = |e: std::io::Error| format!("{}: error: {e}", path.display());
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    let mut w = std::io::BufWriter::new(tmp);
-    write(&mut w).and_then(|()| w.flush()).map_err(fail)?;
-    let tmp = w.into_inner().map_err(|e| fail(e.into_error()))?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
+    write_atomically(path, |file| {
+        let mut w = std::io::BufWriter::new(file);
+        write(&mut w)?;
+        w.flush()
+    })
+    .map_err(|e| format!("{}: error: {e}", path.display()))
 }

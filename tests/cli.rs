@@ -79,6 +79,79 @@ fn output_file_is_written_whole() {
     );
 }
 
+/// Runs a round trip of a small corpus module into `dest`.
+fn round_trip_into(dest: &std::path::Path) -> (std::process::Output, String) {
+    let path = data("corpus/topk_f32.short.hlo");
+    let out = hlo_opt()
+        .args(["--passes", "", "-o"])
+        .arg(dest)
+        .arg(&path)
+        .output()
+        .unwrap();
+    (out, read(&path))
+}
+
+#[cfg(unix)]
+#[test]
+fn output_into_a_fifo_writes_through_it_and_leaves_it_a_fifo() {
+    // The device case (`-o /dev/null`): renaming a temporary file over it
+    // once replaced this machine's /dev/null with a plain file.
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let (out, expected) = round_trip_into(&fifo);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(reader.join().unwrap(), expected);
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn output_through_a_symlink_replaces_its_target_and_keeps_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target.hlo");
+    std::fs::write(&target, "previous contents").unwrap();
+    let link = dir.path().join("link.hlo");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let (out, expected) = round_trip_into(&link);
+    assert!(out.status.success());
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), expected);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn output_files_get_ordinary_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let dir = tempfile::tempdir().unwrap();
+    // A new file: as any program creates one under the same umask.
+    let reference = dir.path().join("reference");
+    std::fs::File::create(&reference).unwrap();
+    let fresh = dir.path().join("fresh.hlo");
+    assert!(round_trip_into(&fresh).0.status.success());
+    assert_eq!(mode(&fresh), mode(&reference));
+    // An existing file keeps its own.
+    let existing = dir.path().join("existing.hlo");
+    std::fs::write(&existing, "x").unwrap();
+    std::fs::set_permissions(&existing, std::fs::Permissions::from_mode(0o640)).unwrap();
+    assert!(round_trip_into(&existing).0.status.success());
+    assert_eq!(mode(&existing), 0o640);
+}
+
 #[test]
 fn a_parse_error_names_file_line_and_column_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

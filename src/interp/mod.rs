@@ -57,6 +57,12 @@ pub struct EvalError {
 
 pub type Result<T> = std::result::Result<T, EvalError>;
 
+impl From<std::io::Error> for EvalError {
+    fn from(e: std::io::Error) -> Self {
+        err(e.to_string())
+    }
+}
+
 /// An error with no location yet; the evaluator adds the instruction.
 pub fn err(message: impl Into<String>) -> EvalError {
     EvalError {

@@ -12,6 +12,7 @@ use super::array::{element_count, Array, Data};
 use super::convert::from_bits;
 use super::{err, Result};
 use crate::ir::PrimitiveType;
+use crate::output::write_atomically;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -346,29 +347,27 @@ pub fn sidecar_path(npz: &Path) -> PathBuf {
 /// sidecar otherwise.
 pub fn write_npz(path: &Path, arrays: &[(String, &Array)]) -> Result<()> {
     let fail = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(&e))?;
-    let mut z = zip::ZipWriter::new(std::io::BufWriter::new(tmp));
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .last_modified_time(zip::DateTime::default())
-        .large_file(true);
-    let mut bits: BTreeMap<String, String> = BTreeMap::new();
-    for (name, a) in arrays {
-        let npy = NpyArray::from_array(a)?;
-        if storage_descr(a.ty)?.1 {
-            bits.insert(name.clone(), a.ty.name().to_string());
+    let bits = write_atomically(path, |file| -> Result<BTreeMap<String, String>> {
+        let mut z = zip::ZipWriter::new(std::io::BufWriter::new(file));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .last_modified_time(zip::DateTime::default())
+            .large_file(true);
+        let mut bits = BTreeMap::new();
+        for (name, a) in arrays {
+            let npy = NpyArray::from_array(a)?;
+            if storage_descr(a.ty)?.1 {
+                bits.insert(name.clone(), a.ty.name().to_string());
+            }
+            z.start_file(format!("{name}.npy"), opts)
+                .map_err(|e| err(e.to_string()))?;
+            z.write_all(&npy.to_npy_bytes())?;
         }
-        z.start_file(format!("{name}.npy"), opts)
-            .map_err(|e| fail(&e))?;
-        z.write_all(&npy.to_npy_bytes()).map_err(|e| fail(&e))?;
-    }
-    let w = z.finish().map_err(|e| fail(&e))?;
-    let tmp = w.into_inner().map_err(|e| fail(&e.into_error()))?;
-    tmp.persist(path).map_err(|e| fail(&e.error))?;
+        let mut w = z.finish().map_err(|e| err(e.to_string()))?;
+        w.flush()?;
+        Ok(bits)
+    })
+    .map_err(|e| fail(&e.message))?;
     let side = sidecar_path(path);
     if bits.is_empty() {
         if side.exists() {
@@ -384,7 +383,7 @@ pub fn write_npz(path: &Path, arrays: &[(String, &Array)]) -> Result<()> {
             ));
         }
         text.push_str("}\n");
-        std::fs::write(&side, text).map_err(|e| fail(&e))?;
+        write_atomically(&side, |file| file.write_all(text.as_bytes())).map_err(|e| fail(&e))?;
     }
     Ok(())
 }
