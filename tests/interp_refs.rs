@@ -133,12 +133,6 @@ const CHECK_LIMITS: &[(&str, &str)] = &[
         "graphhelper_llama2_dp1_tp1_pp1.txt",
         "exceeds the interpreter's limit",
     ),
-    // SPMD-partitioned: an all-gather across two devices (one interpreter
-    // runs one device).
-    (
-        "graphhelper_misc_sharding_fsdp.txt",
-        "needs other devices' data",
-    ),
     // Does not verify (a duplicate instruction name), so nothing runs.
     ("dummy_hlo_nki_kernel.txt", "not unique"),
 ];

@@ -10,12 +10,19 @@
 //! infinity. In `--check-numerics`, an output the relative tolerance
 //! rejects gets its measured rounding noise as an extra absolute allowance
 //! (see [`run_checked`] and [`perturb_inputs`]).
+//!
+//! A module whose collectives exchange data between devices is evaluated
+//! on all of its devices in lockstep ([`super::evaluate_devices`]), each
+//! device with its own seeded inputs, and every device's outputs are
+//! compared (named `d<k>:out<i>`).
 
 use super::array::{Array, Data, Value};
+use super::collective::{evaluate_devices, lockstep_topology, random_device_inputs};
 use super::{evaluate, EvalError};
 use crate::ir::{Module, PrimitiveType};
 use crate::passes::{Pass, PassContext, PassError, PassOptions, PassRun};
 use std::fmt;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The relative tolerance of a float type (0 for exact types).
@@ -184,8 +191,10 @@ pub struct PassCheck {
     pub pass: &'static str,
     pub changed: bool,
     pub rows: Vec<OutputRow>,
-    /// Outputs the pass added (not compared).
+    /// Outputs the pass added (not compared; per device).
     pub extra_outputs: usize,
+    /// Devices evaluated (more than one: in lockstep).
+    pub devices: usize,
 }
 
 impl PassCheck {
@@ -194,10 +203,10 @@ impl PassCheck {
         let mut s = format!(
             "check-numerics: pass {}: {}\n",
             self.pass,
-            if self.changed {
-                "changed, outputs re-evaluated"
-            } else {
-                "unchanged"
+            match (self.changed, self.devices) {
+                (false, _) => "unchanged".to_string(),
+                (true, 0 | 1) => "changed, outputs re-evaluated".to_string(),
+                (true, n) => format!("changed, outputs re-evaluated on {n} devices in lockstep"),
             }
         );
         if !self.changed {
@@ -284,7 +293,8 @@ impl std::error::Error for CheckError {}
 /// Settings of a checked run.
 #[derive(Clone, Debug)]
 pub struct CheckConfig {
-    /// Inputs; `None`: seeded random inputs.
+    /// Inputs (every device's, for a module evaluated in lockstep);
+    /// `None`: seeded random inputs, different on each device.
     pub inputs: Option<Vec<Value>>,
     pub seed: u64,
     /// Multiplies every tolerance.
@@ -322,17 +332,13 @@ pub fn run_checked(
     cfg: &CheckConfig,
     on_pass: &mut dyn FnMut(&PassCheck),
 ) -> Result<(Vec<PassRun>, Vec<PassCheck>), CheckError> {
-    let inputs = match &cfg.inputs {
-        Some(v) => v.clone(),
-        None => super::random::random_inputs(module, cfg.seed)
-            .map_err(|error| CheckError::Eval { pass: None, error })?,
-    };
+    let before = |error| CheckError::Eval { pass: None, error };
     // The reference is computed when a pass first changes the module, so
     // a module no pass touches is never evaluated.
     let original = module.clone();
-    let mut reference: Option<Vec<std::sync::Arc<Array>>> = None;
+    let mut reference: Option<Reference> = None;
     // The outputs on inputs perturbed by rounding, when first needed.
-    let mut noise: Option<Vec<std::sync::Arc<Array>>> = None;
+    let mut noise: Option<Vec<Vec<Arc<Array>>>> = None;
     let mut runs = Vec::new();
     let mut checks = Vec::new();
     for mut pass in passes {
@@ -359,66 +365,81 @@ pub fn run_checked(
             changed,
             rows: Vec::new(),
             extra_outputs: 0,
+            devices: 1,
         };
         if changed {
-            if reference.is_none() {
-                reference = Some(
-                    evaluate(&original, &inputs)
-                        .map_err(|error| CheckError::Eval { pass: None, error })?
-                        .leaves(),
-                );
-            }
-            let reference = reference.as_deref().unwrap_or_default();
-            let got = evaluate(module, &inputs)
-                .map_err(|error| CheckError::Eval {
-                    pass: Some(pass.name()),
-                    error,
-                })?
-                .leaves();
-            for (i, want) in reference.iter().enumerate() {
-                let name = format!("out{i}");
-                let shape = want.shape_text();
-                let diff = match got.get(i) {
-                    Some(g) => compare_with(g, want, check_rtol(want.ty) * cfg.tolerance_scale),
-                    None => Diff {
-                        max_abs: 0.0,
-                        max_rel: 0.0,
-                        tolerance: 0.0,
-                        bad: 0,
-                        first_bad: None,
-                        shape_mismatch: Some("the output is gone".into()),
-                        noise_floor: 0.0,
-                    },
-                };
-                check.rows.push(OutputRow { name, shape, diff });
+            let reference = match &mut reference {
+                Some(r) => &*r,
+                slot @ None => &*slot.insert(Reference::new(&original, cfg).map_err(before)?),
+            };
+            let devices = reference.inputs.len();
+            check.devices = devices;
+            let got = outputs(module, &reference.inputs).map_err(|error| CheckError::Eval {
+                pass: Some(pass.name()),
+                error,
+            })?;
+            // (device, output) of each row.
+            let mut keys = Vec::new();
+            for (d, want_d) in reference.outputs.iter().enumerate() {
+                for (i, want) in want_d.iter().enumerate() {
+                    let name = if devices == 1 {
+                        format!("out{i}")
+                    } else {
+                        format!("d{d}:out{i}")
+                    };
+                    let shape = want.shape_text();
+                    let diff = match got.get(d).and_then(|g| g.get(i)) {
+                        Some(g) => compare_with(g, want, check_rtol(want.ty) * cfg.tolerance_scale),
+                        None => Diff {
+                            max_abs: 0.0,
+                            max_rel: 0.0,
+                            tolerance: 0.0,
+                            bad: 0,
+                            first_bad: None,
+                            shape_mismatch: Some("the output is gone".into()),
+                            noise_floor: 0.0,
+                        },
+                    };
+                    check.rows.push(OutputRow { name, shape, diff });
+                    keys.push((d, i));
+                }
             }
             // An output the relative tolerance rejects may be rounding
             // noise (a sum that cancels to ~0, like the gradient of a bias
             // before a softmax): measure its noise floor and compare again.
             let failing: Vec<usize> = (0..check.rows.len())
-                .filter(|&i| {
-                    let d = &check.rows[i].diff;
-                    !d.ok() && d.shape_mismatch.is_none() && reference[i].ty.is_float()
+                .filter(|&r| {
+                    let d = &check.rows[r].diff;
+                    let (dev, i) = keys[r];
+                    !d.ok() && d.shape_mismatch.is_none() && reference.outputs[dev][i].ty.is_float()
                 })
                 .collect();
             if !failing.is_empty() {
                 if noise.is_none() {
-                    let perturbed = perturb_inputs(&inputs, cfg.seed)
-                        .map_err(|error| CheckError::Eval { pass: None, error })?;
-                    noise = Some(
-                        evaluate(&original, &perturbed)
-                            .map_err(|error| CheckError::Eval { pass: None, error })?
-                            .leaves(),
-                    );
+                    let perturbed = reference
+                        .inputs
+                        .iter()
+                        .map(|inputs| perturb_inputs(inputs, cfg.seed))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(before)?;
+                    noise = Some(outputs(&original, &perturbed).map_err(before)?);
                 }
                 let noise = noise.as_deref().unwrap_or_default();
-                for i in failing {
-                    let floor = NOISE_FACTOR * max_abs_diff(&noise[i], &reference[i]);
-                    let tol = check.rows[i].diff.tolerance;
-                    check.rows[i].diff = compare_with_floor(&got[i], &reference[i], tol, floor);
+                for r in failing {
+                    let (dev, i) = keys[r];
+                    let want = &reference.outputs[dev][i];
+                    let floor = noise
+                        .get(dev)
+                        .and_then(|n| n.get(i))
+                        .map_or(0.0, |n| NOISE_FACTOR * max_abs_diff(n, want));
+                    let tol = check.rows[r].diff.tolerance;
+                    check.rows[r].diff = compare_with_floor(&got[dev][i], want, tol, floor);
                 }
             }
-            check.extra_outputs = got.len().saturating_sub(reference.len());
+            check.extra_outputs = got
+                .first()
+                .map_or(0, |g| g.len())
+                .saturating_sub(reference.outputs.first().map_or(0, |o| o.len()));
         }
         on_pass(&check);
         let failed = check
@@ -437,6 +458,39 @@ pub fn run_checked(
         }
     }
     Ok((runs, checks))
+}
+
+/// The original module's inputs and outputs, per device: one device,
+/// unless the module's collectives exchange data between devices, when
+/// every device of the module runs (in lockstep).
+struct Reference {
+    inputs: Vec<Vec<Value>>,
+    outputs: Vec<Vec<Arc<Array>>>,
+}
+
+impl Reference {
+    fn new(module: &Module, cfg: &CheckConfig) -> Result<Reference, EvalError> {
+        let inputs = match (lockstep_topology(module)?, &cfg.inputs) {
+            (None, Some(v)) => vec![v.clone()],
+            (None, None) => vec![super::random::random_inputs(module, cfg.seed)?],
+            (Some(t), Some(v)) => vec![v.clone(); t.devices()],
+            (Some(t), None) => random_device_inputs(module, &t, cfg.seed)?,
+        };
+        let outputs = outputs(module, &inputs)?;
+        Ok(Reference { inputs, outputs })
+    }
+}
+
+/// Each device's outputs: [`evaluate`] for one device, else
+/// [`evaluate_devices`] (the module must still run on as many devices).
+fn outputs(module: &Module, inputs: &[Vec<Value>]) -> Result<Vec<Vec<Arc<Array>>>, EvalError> {
+    Ok(match inputs {
+        [one] => vec![evaluate(module, one)?.leaves()],
+        _ => evaluate_devices(module, inputs)?
+            .iter()
+            .map(Value::leaves)
+            .collect(),
+    })
 }
 
 /// How many times an output's measured rounding noise a rewrite may move

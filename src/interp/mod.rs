@@ -17,6 +17,8 @@
 //! - [`npy`]: `.npy`/`.npz` input and output;
 //! - [`check`]: output comparison and the per-pass numeric check;
 //! - [`rng_bits`]: `rng-bit-generator` with XLA's three_fry and philox bits;
+//! - [`collective`]: collectives, and [`evaluate_devices`], which runs
+//!   every device of a multi-device module in lockstep;
 //! - [`cli`]: the `hlo-opt eval` command.
 
 pub mod array;
@@ -24,6 +26,7 @@ pub mod attrs;
 pub mod batchnorm;
 pub mod check;
 pub mod cli;
+pub mod collective;
 pub mod convert;
 pub mod custom;
 pub mod dot;
@@ -40,7 +43,8 @@ use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode};
 use crate::util::FxMap;
 use array::shape_dims;
 pub use array::{Array, Data, Value};
-use std::cell::RefCell;
+pub use collective::{evaluate_devices, Topology};
+use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -124,12 +128,21 @@ struct Plan {
     root: InstrId,
 }
 
-/// The interpreter for one module.
+/// The interpreter for one module, on one device.
 pub struct Interpreter<'m> {
     pub module: &'m Module,
     pub options: EvalOptions,
     plans: RefCell<FxMap<CompId, Rc<Plan>>>,
     combiners: RefCell<FxMap<CompId, Combiner>>,
+    /// The device this interpreter runs (its flattened id), which
+    /// `partition-id`, `replica-id` and the collectives see.
+    device: usize,
+    /// The module's devices, read from it when a collective first needs
+    /// them.
+    topology: OnceCell<Topology>,
+    /// Part of a lockstep evaluation, where only the collectives of nested
+    /// computations reach this interpreter (for their error message).
+    lockstep: bool,
 }
 
 /// What a reducer/scatter/sort computation does, when it is one op.
@@ -175,12 +188,40 @@ impl<'m> Interpreter<'m> {
             options: EvalOptions::default(),
             plans: RefCell::new(FxMap::default()),
             combiners: RefCell::new(FxMap::default()),
+            device: 0,
+            topology: OnceCell::new(),
+            lockstep: false,
         }
+    }
+
+    /// The interpreter of device `device` of `topology`, in a lockstep
+    /// evaluation ([`evaluate_devices`]).
+    pub fn for_device(module: &'m Module, topology: Topology, device: usize) -> Interpreter<'m> {
+        Interpreter {
+            device,
+            lockstep: true,
+            topology: OnceCell::from(topology),
+            ..Interpreter::new(module)
+        }
+    }
+
+    fn topology(&self) -> Result<Topology> {
+        if let Some(t) = self.topology.get() {
+            return Ok(*t);
+        }
+        let t = collective::topology(self.module)?;
+        Ok(*self.topology.get_or_init(|| t))
     }
 
     /// Runs the entry computation, checking the arguments against its
     /// parameters.
     pub fn run(&self, args: &[Value]) -> Result<Value> {
+        let entry = self.check_args(args)?;
+        self.call(entry, args)
+    }
+
+    /// The entry computation, after checking `args` against its parameters.
+    fn check_args(&self, args: &[Value]) -> Result<CompId> {
         let entry = self
             .module
             .entry_opt()
@@ -206,7 +247,7 @@ impl<'m> Interpreter<'m> {
                 )));
             }
         }
-        self.call(entry, args)
+        Ok(entry)
     }
 
     fn plan(&self, cid: CompId) -> Result<Rc<Plan>> {
@@ -678,8 +719,37 @@ impl<'m> Interpreter<'m> {
                     vec![Value::array(st), Value::array(bits)].into(),
                 ));
             }
-            Opcode::AllReduce | Opcode::AllGather | Opcode::ReduceScatter | Opcode::AllToAll => {
-                return collective_single(instr, ops)
+            op if collective::is_collective(op) => {
+                // Alone, a device can only meet itself (a lockstep
+                // evaluation handles the entry computation's collectives).
+                let topo = self.topology()?;
+                let mut r =
+                    collective::exchange(self, &topo, instr, &[self.device], &[ops.to_vec()])?;
+                return r
+                    .pop()
+                    .ok_or_else(|| err("internal error: a collective gave no result"));
+            }
+            Opcode::AllReduceDone => {
+                nops(1)?;
+                return Ok(ops[0].clone());
+            }
+            Opcode::AllGatherDone | Opcode::CollectivePermuteDone => {
+                // The -start's (operands, results, ...) tuple.
+                nops(1)?;
+                return ops[0]
+                    .tuple_elements()?
+                    .get(1)
+                    .cloned()
+                    .ok_or_else(|| err(format!("{} of a tuple without results", op.name())));
+            }
+            Opcode::PartitionId | Opcode::ReplicaId => {
+                let topo = self.topology()?;
+                let id = if op == Opcode::PartitionId {
+                    topo.partition_of(self.device)
+                } else {
+                    topo.replica_of(self.device)
+                };
+                Array::scalar_f64(out_ty, id as f64)?
             }
             Opcode::BatchNormTraining => return batchnorm::training(instr, ops),
             Opcode::BatchNormInference => return batchnorm::inference(instr, ops),
@@ -708,33 +778,6 @@ impl<'m> Interpreter<'m> {
         let args: Vec<Value> = ops.iter().map(|v| (*v).clone()).collect();
         self.call(c, &args)
     }
-}
-
-/// A collective whose every replica group has one member is the identity
-/// (each participant only meets itself); anything else needs the other
-/// devices' data, which one interpreter does not have.
-fn collective_single(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
-    let groups = match instr.attr("replica_groups") {
-        Some(crate::ir::AttrValue::Raw(s)) => s.to_string(),
-        _ => String::new(),
-    };
-    let compact: String = groups.chars().filter(|c| !c.is_whitespace()).collect();
-    let singletons = compact.starts_with("{{")
-        && compact.ends_with("}}")
-        && compact[2..compact.len() - 2]
-            .split("},{")
-            .all(|g| !g.is_empty() && !g.contains(','));
-    if !singletons {
-        return Err(err(format!(
-            "unsupported op: {} over replica_groups={groups} needs other devices' data",
-            instr.opcode.name()
-        )));
-    }
-    Ok(if ops.len() == 1 && !instr.shape.is_tuple() {
-        ops[0].clone()
-    } else {
-        Value::Tuple(ops.iter().map(|v| (*v).clone()).collect())
-    })
 }
 
 /// Scalar integer operands (dynamic-slice start indices), or the older
