@@ -11,9 +11,10 @@
 //! rejects gets its measured rounding noise as an extra absolute allowance
 //! (see [`run_checked`] and [`perturb_inputs`]).
 
-use super::array::{Array, Data, Value};
+use super::array::{Array, Data, Value, MAX_ELEMENTS};
+use super::region::check_regions;
 use super::{evaluate, EvalError};
-use crate::ir::{Module, PrimitiveType};
+use crate::ir::{Module, PrimitiveType, Shape};
 use crate::passes::{Pass, PassContext, PassError, PassOptions, PassRun};
 use std::fmt;
 use std::time::Instant;
@@ -186,6 +187,8 @@ pub struct PassCheck {
     pub rows: Vec<OutputRow>,
     /// Outputs the pass added (not compared).
     pub extra_outputs: usize,
+    /// How the pass was checked, when region by region (one line each).
+    pub regions: Vec<String>,
 }
 
 impl PassCheck {
@@ -194,17 +197,25 @@ impl PassCheck {
         let mut s = format!(
             "check-numerics: pass {}: {}\n",
             self.pass,
-            if self.changed {
-                "changed, outputs re-evaluated"
-            } else {
-                "unchanged"
+            match (self.changed, self.regions.is_empty()) {
+                (false, _) => "unchanged",
+                (true, true) => "changed, outputs re-evaluated",
+                (true, false) => "changed, checked region by region",
             }
         );
         if !self.changed {
             return s;
         }
+        // Region rows are named after the instructions they compare.
+        let w = self
+            .rows
+            .iter()
+            .map(|r| r.name.len())
+            .max()
+            .unwrap_or(0)
+            .max(8);
         s.push_str(&format!(
-            "  {:<8} {:<24} {:>12} {:>12} {:>10}  {}\n",
+            "  {:<w$} {:<24} {:>12} {:>12} {:>10}  {}\n",
             "output", "shape", "max abs err", "max rel err", "tolerance", "result"
         ));
         for r in &self.rows {
@@ -218,7 +229,7 @@ impl PassCheck {
                 format!("FAIL: {} elements", r.diff.bad)
             };
             s.push_str(&format!(
-                "  {:<8} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {}\n",
+                "  {:<w$} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {}\n",
                 r.name, r.shape, r.diff.max_abs, r.diff.max_rel, r.diff.tolerance, verdict
             ));
         }
@@ -227,6 +238,9 @@ impl PassCheck {
                 "  ({} output(s) added by the pass, not compared)\n",
                 self.extra_outputs
             ));
+        }
+        for r in &self.regions {
+            s.push_str(&format!("  {r}\n"));
         }
         s
     }
@@ -322,9 +336,14 @@ pub fn run_checked(
     cfg: &CheckConfig,
     on_pass: &mut dyn FnMut(&PassCheck),
 ) -> Result<(Vec<PassRun>, Vec<PassCheck>), CheckError> {
-    let inputs = match &cfg.inputs {
-        Some(v) => v.clone(),
-        None => super::random::random_inputs(module, cfg.seed)
+    // A module holding an array the interpreter cannot hold (a large
+    // model's training step) is checked region by region instead: each
+    // pass on what it changed, against the module just before it.
+    let by_region = largest_array(module) > MAX_ELEMENTS as i64;
+    let inputs = match (&cfg.inputs, by_region) {
+        (_, true) => Vec::new(),
+        (Some(v), false) => v.clone(),
+        (None, false) => super::random::random_inputs(module, cfg.seed)
             .map_err(|error| CheckError::Eval { pass: None, error })?,
     };
     // The reference is computed when a pass first changes the module, so
@@ -336,6 +355,7 @@ pub fn run_checked(
     let mut runs = Vec::new();
     let mut checks = Vec::new();
     for mut pass in passes {
+        let before_pass = by_region.then(|| module.clone());
         let mut ctx = PassContext::new(options.clone());
         let start = Instant::now();
         let changed = pass.run(module, &mut ctx).map_err(CheckError::Pass)?;
@@ -359,8 +379,21 @@ pub fn run_checked(
             changed,
             rows: Vec::new(),
             extra_outputs: 0,
+            regions: Vec::new(),
         };
-        if changed {
+        if let (true, Some(before)) = (changed, &before_pass) {
+            let regions =
+                check_regions(before, module, cfg.seed, cfg.tolerance_scale).map_err(|error| {
+                    CheckError::Eval {
+                        pass: Some(pass.name()),
+                        error,
+                    }
+                })?;
+            for r in regions {
+                check.regions.push(r.describe());
+                check.rows.extend(r.rows);
+            }
+        } else if changed {
             if reference.is_none() {
                 reference = Some(
                     evaluate(&original, &inputs)
@@ -437,6 +470,24 @@ pub fn run_checked(
         }
     }
     Ok((runs, checks))
+}
+
+/// The element count of the largest array any instruction of `module` has.
+fn largest_array(module: &Module) -> i64 {
+    module
+        .computations()
+        .flat_map(|(_, c)| c.instructions())
+        .flat_map(|(_, i)| array_counts(&i.shape))
+        .max()
+        .unwrap_or(0)
+}
+
+fn array_counts(shape: &Shape) -> Vec<i64> {
+    match shape {
+        Shape::Array(a) => vec![a.element_count()],
+        Shape::Tuple(t) => t.iter().flat_map(array_counts).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// How many times an output's measured rounding noise a rewrite may move
