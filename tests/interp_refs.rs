@@ -126,13 +126,6 @@ const SLOW_CHECKS: &[&str] = &["graphhelper_bert_single_graph_4.txt"];
 
 /// Modules `--check-numerics` cannot prove, and the error that says why.
 const CHECK_LIMITS: &[(&str, &str)] = &[
-    // Its loss head is a dense [4194304,32] x [32,32000] dot (1.3e11
-    // logits); the first array past the interpreter's limit is a
-    // [1024,4096,32000] broadcast.
-    (
-        "graphhelper_llama2_dp1_tp1_pp1.txt",
-        "exceeds the interpreter's limit",
-    ),
     // Does not verify (a duplicate instruction name), so nothing runs.
     ("dummy_hlo_nki_kernel.txt", "not unique"),
 ];

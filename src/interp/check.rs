@@ -16,10 +16,11 @@
 //! device with its own seeded inputs, and every device's outputs are
 //! compared (named `d<k>:out<i>`).
 
-use super::array::{Array, Data, Value};
+use super::array::{Array, Data, Value, MAX_ELEMENTS};
 use super::collective::{evaluate_devices, lockstep_topology, random_device_inputs};
+use super::region::check_regions;
 use super::{evaluate, EvalError};
-use crate::ir::{Module, PrimitiveType};
+use crate::ir::{Module, PrimitiveType, Shape};
 use crate::passes::{Pass, PassContext, PassError, PassOptions, PassRun};
 use std::fmt;
 use std::sync::Arc;
@@ -195,6 +196,8 @@ pub struct PassCheck {
     pub extra_outputs: usize,
     /// Devices evaluated (more than one: in lockstep).
     pub devices: usize,
+    /// How the pass was checked, when region by region (one line each).
+    pub regions: Vec<String>,
 }
 
 impl PassCheck {
@@ -203,17 +206,27 @@ impl PassCheck {
         let mut s = format!(
             "check-numerics: pass {}: {}\n",
             self.pass,
-            match (self.changed, self.devices) {
-                (false, _) => "unchanged".to_string(),
-                (true, 0 | 1) => "changed, outputs re-evaluated".to_string(),
-                (true, n) => format!("changed, outputs re-evaluated on {n} devices in lockstep"),
+            match (self.changed, self.regions.is_empty(), self.devices) {
+                (false, _, _) => "unchanged".to_string(),
+                (true, false, _) => "changed, checked region by region".to_string(),
+                (true, true, 0 | 1) => "changed, outputs re-evaluated".to_string(),
+                (true, true, n) =>
+                    format!("changed, outputs re-evaluated on {n} devices in lockstep"),
             }
         );
         if !self.changed {
             return s;
         }
+        // Region rows are named after the instructions they compare.
+        let w = self
+            .rows
+            .iter()
+            .map(|r| r.name.len())
+            .max()
+            .unwrap_or(0)
+            .max(8);
         s.push_str(&format!(
-            "  {:<8} {:<24} {:>12} {:>12} {:>10}  {}\n",
+            "  {:<w$} {:<24} {:>12} {:>12} {:>10}  {}\n",
             "output", "shape", "max abs err", "max rel err", "tolerance", "result"
         ));
         for r in &self.rows {
@@ -227,7 +240,7 @@ impl PassCheck {
                 format!("FAIL: {} elements", r.diff.bad)
             };
             s.push_str(&format!(
-                "  {:<8} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {}\n",
+                "  {:<w$} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {}\n",
                 r.name, r.shape, r.diff.max_abs, r.diff.max_rel, r.diff.tolerance, verdict
             ));
         }
@@ -236,6 +249,9 @@ impl PassCheck {
                 "  ({} output(s) added by the pass, not compared)\n",
                 self.extra_outputs
             ));
+        }
+        for r in &self.regions {
+            s.push_str(&format!("  {r}\n"));
         }
         s
     }
@@ -333,6 +349,10 @@ pub fn run_checked(
     on_pass: &mut dyn FnMut(&PassCheck),
 ) -> Result<(Vec<PassRun>, Vec<PassCheck>), CheckError> {
     let before = |error| CheckError::Eval { pass: None, error };
+    // A module holding an array the interpreter cannot hold (a large
+    // model's training step) is checked region by region instead: each
+    // pass on what it changed, against the module just before it.
+    let by_region = largest_array(module) > MAX_ELEMENTS as i64;
     // The reference is computed when a pass first changes the module, so
     // a module no pass touches is never evaluated.
     let original = module.clone();
@@ -342,6 +362,7 @@ pub fn run_checked(
     let mut runs = Vec::new();
     let mut checks = Vec::new();
     for mut pass in passes {
+        let before_pass = by_region.then(|| module.clone());
         let mut ctx = PassContext::new(options.clone());
         let start = Instant::now();
         let changed = pass.run(module, &mut ctx).map_err(CheckError::Pass)?;
@@ -366,8 +387,20 @@ pub fn run_checked(
             rows: Vec::new(),
             extra_outputs: 0,
             devices: 1,
+            regions: Vec::new(),
         };
-        if changed {
+        if let (true, Some(previous)) = (changed, &before_pass) {
+            let regions = check_regions(previous, module, cfg.seed, cfg.tolerance_scale).map_err(
+                |error| CheckError::Eval {
+                    pass: Some(pass.name()),
+                    error,
+                },
+            )?;
+            for r in regions {
+                check.regions.push(r.describe());
+                check.rows.extend(r.rows);
+            }
+        } else if changed {
             let reference = match &mut reference {
                 Some(r) => &*r,
                 slot @ None => &*slot.insert(Reference::new(&original, cfg).map_err(before)?),
@@ -491,6 +524,24 @@ fn outputs(module: &Module, inputs: &[Vec<Value>]) -> Result<Vec<Vec<Arc<Array>>
             .map(Value::leaves)
             .collect(),
     })
+}
+
+/// The element count of the largest array any instruction of `module` has.
+fn largest_array(module: &Module) -> i64 {
+    module
+        .computations()
+        .flat_map(|(_, c)| c.instructions())
+        .flat_map(|(_, i)| array_counts(&i.shape))
+        .max()
+        .unwrap_or(0)
+}
+
+fn array_counts(shape: &Shape) -> Vec<i64> {
+    match shape {
+        Shape::Array(a) => vec![a.element_count()],
+        Shape::Tuple(t) => t.iter().flat_map(array_counts).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// How many times an output's measured rounding noise a rewrite may move

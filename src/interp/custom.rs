@@ -247,7 +247,7 @@ fn meta_ints(v: &Value) -> Result<Vec<i64>> {
 
 /// The axis in a softmax backend_config: `1`, `-1`, JSON `{"dim": 1}` or
 /// an MLIR dictionary `{dim = -1 : i64, ...}`.
-fn config_axis(cfg: &str) -> Result<i64> {
+pub(super) fn config_axis(cfg: &str) -> Result<i64> {
     let s = cfg.trim();
     if let Ok(v) = s.parse::<i64>() {
         return Ok(v);

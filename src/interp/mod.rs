@@ -34,6 +34,7 @@ pub mod elementwise;
 pub mod npy;
 pub mod random;
 pub mod reduce;
+pub mod region;
 pub mod rng_bits;
 pub mod shape_ops;
 pub mod sort;
