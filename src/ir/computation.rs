@@ -37,6 +37,10 @@ pub struct Computation {
     /// renumbered: each instruction's proto `stack_frame_id`, by
     /// [`InstrId`] index.
     proto_frame_ids: Option<Box<[i32]>>,
+    /// For a computation read from a binary proto: the instructions (by
+    /// [`InstrId`] index, ascending) whose precision config had no operand
+    /// precisions, as XLA's passes make it; the text cannot show that.
+    proto_bare_precision: Option<Box<[u32]>>,
     /// For a computation read from a binary proto: its position among the
     /// proto's computations.
     pub proto_position: Option<usize>,
@@ -110,6 +114,20 @@ impl Computation {
     /// index.
     pub fn set_proto_frame_ids(&mut self, ids: Box<[i32]>) {
         self.proto_frame_ids = Some(ids);
+    }
+
+    /// Whether instruction `id` was read with a precision config without
+    /// operand precisions.
+    pub fn proto_bare_precision(&self, id: InstrId) -> bool {
+        self.proto_bare_precision
+            .as_ref()
+            .is_some_and(|ids| ids.binary_search(&(id.index() as u32)).is_ok())
+    }
+
+    /// Sets the instructions read with a precision config without operand
+    /// precisions ([`InstrId`] indices, ascending).
+    pub fn set_proto_bare_precision(&mut self, ids: Box<[u32]>) {
+        self.proto_bare_precision = Some(ids);
     }
 
     /// Sets the proto order of the instructions ([`InstrId`] indices).

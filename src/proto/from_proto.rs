@@ -569,16 +569,26 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
     // Per computation, for each instruction in id order that calls
     // computations, the computations it calls.
     let mut calls: Vec<Vec<SmallVec<[usize; 2]>>> = Vec::with_capacity(data.comps.len());
+    let mut any_async_start = false;
     for r in results {
-        let (comp, comp_calls) = r?;
+        let (comp, comp_calls, has_async_start) = r?;
         built.push(Some(comp));
         calls.push(comp_calls);
+        any_async_start |= has_async_start;
     }
+    let folded = if any_async_start {
+        fold_async_sugar(&mut built, &comp_refs, entry)
+    } else {
+        vec![false; built.len()]
+    };
     let mut order = computation_order(data, &calls, entry)?;
     if !frames.renumber {
         order = (0..data.comps.len()).collect();
     }
     for i in order {
+        if folded[i] {
+            continue;
+        }
         let mut comp = built[i].take().expect("each computation is placed once");
         comp.proto_position = Some(i);
         module.define_computation(comp_refs[i], comp);
@@ -639,6 +649,14 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
             });
         }
     }
+    if let Some(table) = &shell.original_value_recovery_table {
+        if !table.entries.is_empty() {
+            header.push(Attr {
+                key: attr_key("origin_recovery_table"),
+                value: AttrValue::Raw(recovery_table_text(table, options)?.into()),
+            });
+        }
+    }
     module.header = header;
     let kept_frames = match frames.index {
         Some(index) if frames.renumber => {
@@ -671,6 +689,100 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
     }
     module.style = PrintOptions::default_form();
     Ok(module)
+}
+
+/// Folds the async computations XLA prints as sugar into their ops: an
+/// `async-start` whose computation (called by it alone) is parameters and
+/// one op prints as `<op>-start(...)` with the op's attributes, its
+/// `-update`s and `-done` as `<op>-update`/`<op>-done`, and the computation
+/// is not printed. Returns which computations were folded.
+fn fold_async_sugar(
+    built: &mut [Option<Computation>],
+    comp_refs: &[CompId],
+    entry: usize,
+) -> Vec<bool> {
+    let mut folded = vec![false; built.len()];
+    let index: FxMap<CompId, usize> = comp_refs.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+    let mut callers = vec![0usize; built.len()];
+    let mut starts: Vec<(usize, InstrId, usize)> = Vec::new();
+    for (i, comp) in built.iter().enumerate() {
+        let Some(comp) = comp else { continue };
+        for (id, instr) in comp.instructions() {
+            for c in instr.called_computations() {
+                if let Some(&j) = index.get(&c) {
+                    callers[j] += 1;
+                    if instr.opcode == Opcode::AsyncStart {
+                        starts.push((i, id, j));
+                    }
+                }
+            }
+        }
+    }
+    for (i, start, j) in starts {
+        if callers[j] != 1 || j == entry || j == i || folded[j] {
+            continue;
+        }
+        let Some(callee) = &built[j] else { continue };
+        let Some(root) = callee.root_opt() else {
+            continue;
+        };
+        let single = callee
+            .instructions()
+            .all(|(id, x)| id == root || x.opcode == Opcode::Parameter);
+        if !single {
+            continue;
+        }
+        let root = callee.instr(root);
+        let op = root.opcode;
+        // `all-gather-start` and the like are ops of their own.
+        if !op.can_be_async_wrapped() {
+            continue;
+        }
+        let own: Vec<Attr> = root
+            .attrs
+            .iter()
+            .filter(|a| !super::stays_on_async_start(&a.key))
+            .cloned()
+            .collect();
+        let Some(comp) = &mut built[i] else { continue };
+        // The start's attributes before `calls`, the op's, and the rest.
+        let s = comp.instr_mut(start);
+        let at = s
+            .attrs
+            .iter()
+            .position(|a| a.key == "calls")
+            .unwrap_or(s.attrs.len());
+        let rest: Vec<Attr> = s.attrs.drain(at..).skip(1).collect();
+        s.attrs.extend(own);
+        s.attrs.extend(rest);
+        s.async_wrapped = Some(op);
+        let chain: Vec<InstrId> = comp
+            .instructions()
+            .filter(|(id, x)| {
+                matches!(x.opcode, Opcode::AsyncUpdate | Opcode::AsyncDone)
+                    && async_chain_start(comp, *id) == Some(start)
+            })
+            .map(|(id, _)| id)
+            .collect();
+        for id in chain {
+            comp.instr_mut(id).async_wrapped = Some(op);
+        }
+        folded[j] = true;
+    }
+    folded
+}
+
+/// The `async-start` an `-update`/`-done` chain begins with.
+pub(crate) fn async_chain_start(comp: &Computation, mut i: InstrId) -> Option<InstrId> {
+    // Each step goes to an operand, which comes earlier: no cycle.
+    loop {
+        let instr = comp.instr(i);
+        match instr.opcode {
+            Opcode::AsyncStart => return Some(i),
+            Opcode::AsyncUpdate | Opcode::AsyncDone => i = *instr.operands().first()?,
+            _ => return None,
+        }
+    }
 }
 
 /// Stack frames as XLA renumbers them, or as the proto has them.
@@ -925,7 +1037,7 @@ impl Reader<'_> {
         &mut self,
         data: &CompData<'_>,
         scheduled: bool,
-    ) -> Result<(Computation, Vec<SmallVec<[usize; 2]>>), ProtoError> {
+    ) -> Result<(Computation, Vec<SmallVec<[usize; 2]>>, bool), ProtoError> {
         let n = data.instrs.len();
         // Pass 1: ids, edges, stack frames and shapes, without decoding the
         // rest of each instruction.
@@ -1007,6 +1119,8 @@ impl Reader<'_> {
         let mut ids: Vec<Option<InstrId>> = vec![None; n];
         let mut types: Vec<i32> = vec![0; n];
         let mut pending: Vec<Pending> = Vec::with_capacity(n);
+        let mut bare_precision: Vec<u32> = Vec::new();
+        let mut has_async_start = false;
         let mut p = std::mem::take(&mut self.scratch);
         for &i in &order {
             let scan = &scans[i];
@@ -1069,10 +1183,20 @@ impl Reader<'_> {
                     )?;
                 }
             }
+            // XLA's passes make precision configs without operand
+            // precisions, which the text cannot tell from one per operand.
+            if !operands[i].is_empty()
+                && p.precision_config
+                    .as_ref()
+                    .is_some_and(|pc| pc.operand_precision.is_empty())
+            {
+                bare_precision.push(pending.len() as u32);
+            }
             let operand_types: SmallVec<[i32; 4]> = operands[i].iter().map(|&o| types[o]).collect();
             let pend = self
                 .instruction(&p, meta, shape, &operand_types, ops, control, &mut text)
                 .map_err(|e| e.context(format!("instruction {}", p.name)))?;
+            has_async_start |= pend.opcode == Opcode::AsyncStart;
             ids[i] = Some(InstrId::new(pending.len()));
             pending.push(pend);
         }
@@ -1127,10 +1251,13 @@ impl Reader<'_> {
         if self.frames.renumber && self.frames.index.is_some() {
             comp.set_proto_frame_ids(order.iter().map(|&i| scans[i].stack_frame_id).collect());
         }
+        if !bare_precision.is_empty() {
+            comp.set_proto_bare_precision(bare_precision.into());
+        }
         if !data.shell.execution_thread.is_empty() && data.shell.execution_thread != "main" {
             comp.execution_thread = Some(data.shell.execution_thread.as_str().into());
         }
-        Ok((comp, calls))
+        Ok((comp, calls, has_async_start))
     }
 
     /// One instruction: its attributes in the order XLA prints them.
@@ -1230,13 +1357,15 @@ impl Reader<'_> {
                 });
             }
             Slice => a.raw("slice", |t| {
+                // The strides are left out only when all are 1.
+                let strides = p.slice_dimensions.iter().any(|s| s.stride != 1);
                 t.push('{');
                 join(t, &p.slice_dimensions, ", ", |t, s| {
                     t.push('[');
                     push_int(t, s.start);
                     t.push(':');
                     push_int(t, s.limit);
-                    if s.stride != 1 {
+                    if strides {
                         t.push(':');
                         push_int(t, s.stride);
                     }
@@ -1305,7 +1434,9 @@ impl Reader<'_> {
             }
             ReduceWindow | SelectAndScatter => {
                 if let Some(w) = &p.window {
-                    a.raw("window", |t| window_text(w, t));
+                    if !w.dimensions.is_empty() {
+                        a.raw("window", |t| window_text(w, t));
+                    }
                 }
             }
             Convolution => {
@@ -1410,6 +1541,52 @@ impl Reader<'_> {
                     a.raw("cross_program_prefetch_index", |t| push_int(t, i.into()));
                 }
             }
+            Fft => {
+                a.raw("fft_type", |t| t.push_str(enum_name(FFT_TYPES, p.fft_type)));
+                a.raw("fft_length", |t| ints(t, &p.fft_length));
+            }
+            TriangularSolve => {
+                let o = p.triangular_solve_options.clone().unwrap_or_default();
+                for (key, set) in [
+                    ("left_side", o.left_side),
+                    ("lower", o.lower),
+                    ("unit_diagonal", o.unit_diagonal),
+                ] {
+                    if set {
+                        a.raw(key, |t| t.push_str("true"));
+                    }
+                }
+                a.raw("transpose_a", |t| {
+                    t.push_str(enum_name(TRANSPOSES, o.transpose_a))
+                });
+            }
+            // The text's `entry` is the proto's exit sharding and its
+            // `exit` the entry one (XLA names them by side).
+            Domain => {
+                if let (Some(entry), Some(exit)) =
+                    (&p.domain_exit_sharding, &p.domain_entry_sharding)
+                {
+                    a.raw("domain", |t| {
+                        t.push_str("{kind=\"sharding\", entry=");
+                        sharding_text(entry, t, false);
+                        t.push_str(", exit=");
+                        sharding_text(exit, t, false);
+                        t.push('}');
+                    });
+                }
+            }
+            AsyncStart => {
+                if !p.async_execution_thread.is_empty() && p.async_execution_thread != "main" {
+                    a.raw("async_execution_thread", |t| {
+                        quoted(t, &p.async_execution_thread)
+                    });
+                }
+                if !p.output_operand_aliasing.is_empty() {
+                    a.raw("output_to_operand_aliasing", |t| {
+                        aliasing_text(&p.output_operand_aliasing, t)
+                    });
+                }
+            }
             _ => {}
         }
         // Called computations, where XLA prints them.
@@ -1442,6 +1619,8 @@ impl Reader<'_> {
                 a.list
                     .push(("called_computations", PVal::Comps(called.clone().into())));
             }
+            // Their computation is their chain's start's.
+            AsyncUpdate | AsyncDone => {}
             _ if called.len() == 1 => a.list.push(("calls", PVal::Comp(called[0]))),
             _ if !called.is_empty() => a.list.push(("calls", PVal::Comps(called.clone().into()))),
             _ => {}
@@ -1469,13 +1648,8 @@ impl Reader<'_> {
                         t.push(',');
                         t.push_str(&s.stat_name);
                         t.push('=');
-                        crate::text::number::format_element(
-                            &LiteralData::F64(vec![s.stat_val]),
-                            PrimitiveType::F64,
-                            0,
-                            false,
-                            t,
-                        );
+                        // absl::StrCat of a double: %g, 6 digits.
+                        crate::text::number::format_g(s.stat_val, 6, t);
                     }
                     t.push('}');
                 });
@@ -1483,6 +1657,9 @@ impl Reader<'_> {
         }
         if let Some(ra) = &p.result_accuracy {
             result_accuracy_attr(&mut a, ra);
+        }
+        if let Some(ov) = &p.original_value {
+            a.raw("origin", |t| original_value_text(ov, &shape, t));
         }
         if let Some(m) = meta.or_else(|| p.metadata.as_ref().map(MetaView::of)) {
             let sf = if m.stack_frame_id != 0 {
@@ -1606,6 +1783,22 @@ pub(crate) const ALGORITHMS: &[&str] = &[
     "dot_bf16_bf16_f32_x9",
 ];
 
+/// `CustomCallSchedule`, `FftType` and `TriangularSolveOptions.Transpose`
+/// by number.
+pub(crate) const CUSTOM_CALL_SCHEDULES: &[&str] =
+    &["SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST"];
+pub(crate) const FFT_TYPES: &[&str] = &["FFT", "IFFT", "RFFT", "IRFFT"];
+pub(crate) const TRANSPOSES: &[&str] =
+    &["TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"];
+
+/// An enum's name by number; out of range: the name of 0.
+fn enum_name(names: &[&'static str], n: i32) -> &'static str {
+    usize::try_from(n)
+        .ok()
+        .and_then(|i| names.get(i))
+        .unwrap_or(&names[0])
+}
+
 fn algorithm_name(a: i32) -> &'static str {
     ALGORITHMS.get(a as usize).copied().unwrap_or("unset")
 }
@@ -1615,8 +1808,6 @@ fn custom_call_attrs(
     p: &HloInstructionProto,
     r: &Reader<'_>,
 ) -> Result<(), ProtoError> {
-    let range = push_range(a.text, |t| t.push_str(&p.custom_call_target));
-    a.list.push(("custom_call_target", PVal::Str(range)));
     if let Some(w) = &p.window {
         if !w.dimensions.is_empty() {
             a.raw("window", |t| window_text(w, t));
@@ -1633,6 +1824,9 @@ fn custom_call_attrs(
     if p.batch_group_count > 1 {
         a.raw("batch_group_count", |t| push_int(t, p.batch_group_count));
     }
+    precision_attrs(a, p);
+    let range = push_range(a.text, |t| t.push_str(&p.custom_call_target));
+    a.list.push(("custom_call_target", PVal::Str(range)));
     if p.constrain_layout {
         let shapes = p
             .operand_shapes_with_layout
@@ -1648,6 +1842,13 @@ fn custom_call_attrs(
     if p.custom_call_has_side_effect {
         a.raw("custom_call_has_side_effect", |t| t.push_str("true"));
     }
+    if let Some(l) = &p.literal {
+        let lit = literal_from_proto(
+            l,
+            &shape_from_proto(&l.shape.clone().unwrap_or_default(), 0)?,
+        )?;
+        a.raw("literal", |t| shaped_literal_text(&lit, t));
+    }
     if !p.output_operand_aliasing.is_empty() {
         a.raw("output_to_operand_aliasing", |t| {
             aliasing_text(&p.output_operand_aliasing, t)
@@ -1655,11 +1856,7 @@ fn custom_call_attrs(
     }
     if p.custom_call_schedule != 0 {
         a.raw("schedule", |t| {
-            t.push_str(match p.custom_call_schedule {
-                1 => "SCHEDULE_LATEST",
-                2 => "SCHEDULE_EARLIEST",
-                _ => "SCHEDULE_NONE",
-            })
+            t.push_str(enum_name(CUSTOM_CALL_SCHEDULES, p.custom_call_schedule))
         });
     }
     let api = match p.custom_call_api_version {
@@ -1674,6 +1871,28 @@ fn custom_call_attrs(
         a.list.push(("api_version", PVal::ApiVersion(api)));
     }
     Ok(())
+}
+
+/// A literal with its shape, as a custom call's `literal=` (XLA's
+/// `Literal::ToString`): `s32[2]{0} {1, 2}`; a tuple `( a, b )`.
+fn shaped_literal_text(l: &Literal, t: &mut String) {
+    match &l.data {
+        LiteralData::Tuple(items) => {
+            t.push_str("( ");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    t.push_str(", ");
+                }
+                shaped_literal_text(item, t);
+            }
+            t.push_str(" )");
+        }
+        _ => {
+            l.shape.write(t, true);
+            t.push(' ');
+            crate::text::printer::literal(l, t);
+        }
+    }
 }
 
 fn replica_groups_attr(a: &mut Attrs<'_>, p: &HloInstructionProto) {
@@ -1771,6 +1990,58 @@ fn result_accuracy_attr(a: &mut Attrs<'_>, ra: &ResultAccuracy) {
     } else if ra.mode == Some(1) {
         a.raw("result_accuracy", |t| t.push_str("{mode=highest}"));
     }
+}
+
+/// `{{"name" {1}}}`, `{({"a"}, {})}`, `{[synthetic_call]}`: each array of
+/// the shape with the original array it comes from.
+fn original_value_text(ov: &OriginalValueProto, shape: &Shape, t: &mut String) {
+    /// `leaf` counts the arrays so far: XLA writes an element per array,
+    /// in order, so the one at `leaf` is nearly always the one.
+    fn value(
+        ov: &OriginalValueProto,
+        shape: &Shape,
+        index: &mut Vec<i64>,
+        leaf: &mut usize,
+        t: &mut String,
+    ) {
+        if let Shape::Tuple(elems) = shape {
+            t.push('(');
+            for (i, e) in elems.iter().enumerate() {
+                if i > 0 {
+                    t.push_str(", ");
+                }
+                index.push(i as i64);
+                value(ov, e, index, leaf, t);
+                index.pop();
+            }
+            t.push(')');
+            return;
+        }
+        let element = match ov.elements.get(*leaf) {
+            Some(e) if e.shape_index == *index => Some(e),
+            _ => ov.elements.iter().find(|e| e.shape_index == *index),
+        };
+        *leaf += 1;
+        let array = element.and_then(|e| e.original_array.as_ref());
+        t.push('{');
+        if let Some(a) = array {
+            t.push('"');
+            t.push_str(&a.instruction_name);
+            t.push('"');
+            if !a.shape_index.is_empty() {
+                t.push(' ');
+                ints(t, &a.shape_index);
+            }
+        }
+        t.push('}');
+    }
+    t.push('{');
+    if ov.is_synthetic_call {
+        t.push_str("[synthetic_call]");
+    } else {
+        value(ov, shape, &mut Vec::new(), &mut 0, t);
+    }
+    t.push('}');
 }
 
 /// An `OpMetadata` as [`metadata_text`] prints it, its strings borrowed.
@@ -2094,7 +2365,19 @@ fn padding_text(pc: &PaddingConfig, t: &mut String) {
 }
 
 fn dim_labels_text(d: &ConvolutionDimensionNumbers, t: &mut String) {
-    fn side(t: &mut String, rank: usize, named: &[(i64, char)], spatial: &[i64]) {
+    /// As many labels as the highest dimension named needs, `?` for those
+    /// named by none (XLA's `ConvolutionDimensionNumbersToString`).
+    fn side(t: &mut String, named: &[(i64, char)], spatial: &[i64]) {
+        let highest = named
+            .iter()
+            .map(|x| x.0)
+            .chain(spatial.iter().copied())
+            .max()
+            .unwrap_or(0);
+        // A malformed proto's numbers are not worth a huge line.
+        let rank = usize::try_from(highest.saturating_add(1))
+            .unwrap_or(0)
+            .min(spatial.len() + 2 + 64);
         let mut chars = vec!['?'; rank];
         for &(i, c) in named {
             if let Some(x) = usize::try_from(i).ok().and_then(|i| chars.get_mut(i)) {
@@ -2108,10 +2391,8 @@ fn dim_labels_text(d: &ConvolutionDimensionNumbers, t: &mut String) {
         }
         t.extend(chars);
     }
-    let rank = d.input_spatial_dimensions.len() + 2;
     side(
         t,
-        rank,
         &[
             (d.input_batch_dimension, 'b'),
             (d.input_feature_dimension, 'f'),
@@ -2121,7 +2402,6 @@ fn dim_labels_text(d: &ConvolutionDimensionNumbers, t: &mut String) {
     t.push('_');
     side(
         t,
-        rank,
         &[
             (d.kernel_input_feature_dimension, 'i'),
             (d.kernel_output_feature_dimension, 'o'),
@@ -2131,7 +2411,6 @@ fn dim_labels_text(d: &ConvolutionDimensionNumbers, t: &mut String) {
     t.push_str("->");
     side(
         t,
-        rank,
         &[
             (d.output_batch_dimension, 'b'),
             (d.output_feature_dimension, 'f'),
@@ -2151,6 +2430,55 @@ fn aliasing_text(list: &[OutputOperandAliasing], t: &mut String) {
         t.push(')');
     });
     t.push('}');
+}
+
+/// `{"name"}`, `{"name" {1,2}}`
+fn original_array_text(a: &OriginalArrayProto, t: &mut String) {
+    t.push_str("{\"");
+    t.push_str(&a.instruction_name);
+    t.push('"');
+    if !a.shape_index.is_empty() {
+        t.push(' ');
+        ints(t, &a.shape_index);
+    }
+    t.push('}');
+}
+
+/// The header's `origin_recovery_table={...}`: per entry a line `{"old"} :
+/// {"new"}` and the recovery module's text, quoted (`"` and `\` escaped)
+/// and indented on lines of its own.
+fn recovery_table_text(
+    table: &OriginalValueRecoveryTableProto,
+    options: &ReadOptions,
+) -> Result<String, ProtoError> {
+    let mut t = String::from("{\n");
+    for e in &table.entries {
+        t.push_str("  ");
+        original_array_text(&e.old_original_array.clone().unwrap_or_default(), &mut t);
+        t.push_str(" : ");
+        original_array_text(&e.new_original_array.clone().unwrap_or_default(), &mut t);
+        if let Some(m) = &e.recovery_module {
+            let module = module_from_proto(&m.encode_to_vec(), options)
+                .map_err(|e| e.context("origin_recovery_table"))?;
+            let text = crate::text::print_module_with(&module, &PrintOptions::default_form());
+            t.push_str(",\n  \"\n");
+            for line in text.split_inclusive('\n') {
+                if line != "\n" {
+                    t.push_str("    ");
+                }
+                for ch in line.chars() {
+                    if matches!(ch, '"' | '\\') {
+                        t.push('\\');
+                    }
+                    t.push(ch);
+                }
+            }
+            t.push_str("\n  \"");
+        }
+        t.push('\n');
+    }
+    t.push('}');
+    Ok(t)
 }
 
 fn alias_text(alias: &HloInputOutputAliasProto) -> String {
@@ -2491,13 +2819,94 @@ fn literal_inner(l: &LiteralProto, shape: &Shape, depth: usize) -> Result<Litera
         Shape::Array(a) => {
             let n = usize::try_from(a.element_count())
                 .map_err(|_| ProtoError::new("a literal with a negative element count"))?;
-            array_data(l, a.element_type, n)?
+            let data = array_data(l, a.element_type, n)?;
+            // The proto holds the values in the order of the literal's
+            // layout; the IR in row-major order.
+            let layout = l
+                .shape
+                .as_ref()
+                .and_then(|s| s.layout.as_ref())
+                .map(|l| &l.minor_to_major[..])
+                .or_else(|| a.layout.as_ref().map(|l| &l.minor_to_major[..]));
+            match layout.and_then(|m| physical_positions(a, m)) {
+                Some(from) if from.len() == data.len() => gather(&data, &from),
+                _ => data,
+            }
         }
     };
     Ok(Literal {
         shape: shape.clone(),
         data,
     })
+}
+
+/// Where each element of an array (in row-major order) is in the order of
+/// a layout, which is how XLA's literals hold their values; `None` when
+/// the two orders are the same (or the layout does not fit the shape).
+pub(crate) fn physical_positions(a: &ArrayShape, minor_to_major: &[i64]) -> Option<Vec<usize>> {
+    let rank = a.dims.len();
+    if rank < 2 || minor_to_major.len() != rank {
+        return None;
+    }
+    let row_major = minor_to_major
+        .iter()
+        .enumerate()
+        .all(|(k, &d)| d == (rank - 1 - k) as i64);
+    if row_major {
+        return None;
+    }
+    let dims: Vec<usize> = a
+        .dims
+        .iter()
+        .map(|&d| usize::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    // Each dimension's stride in layout order.
+    let mut stride = vec![0usize; rank];
+    let mut seen = vec![false; rank];
+    let mut next = 1usize;
+    for &d in minor_to_major {
+        let d = usize::try_from(d).ok().filter(|&d| d < rank && !seen[d])?;
+        seen[d] = true;
+        stride[d] = next;
+        next = next.checked_mul(dims[d])?;
+    }
+    // Row-major walk: the last index moves fastest.
+    let mut out = Vec::with_capacity(next);
+    let mut index = vec![0usize; rank];
+    let mut pos = 0usize;
+    for _ in 0..next {
+        out.push(pos);
+        for d in (0..rank).rev() {
+            index[d] += 1;
+            pos += stride[d];
+            if index[d] < dims[d] {
+                break;
+            }
+            pos -= stride[d] * dims[d];
+            index[d] = 0;
+        }
+    }
+    Some(out)
+}
+
+/// The values `data[from[0]], data[from[1]], ...`; `from` is in range.
+pub(crate) fn gather(data: &LiteralData, from: &[usize]) -> LiteralData {
+    fn g<T: Clone>(v: &[T], from: &[usize]) -> Vec<T> {
+        from.iter().map(|&i| v[i].clone()).collect()
+    }
+    match data {
+        LiteralData::Pred(v) => LiteralData::Pred(g(v, from)),
+        LiteralData::Int(v) => LiteralData::Int(g(v, from)),
+        LiteralData::UInt(v) => LiteralData::UInt(g(v, from)),
+        LiteralData::F16(v) => LiteralData::F16(g(v, from)),
+        LiteralData::Bf16(v) => LiteralData::Bf16(g(v, from)),
+        LiteralData::F32(v) => LiteralData::F32(g(v, from)),
+        LiteralData::F64(v) => LiteralData::F64(g(v, from)),
+        LiteralData::MiniFloat(v) => LiteralData::MiniFloat(g(v, from)),
+        LiteralData::C64(v) => LiteralData::C64(g(v, from)),
+        LiteralData::C128(v) => LiteralData::C128(g(v, from)),
+        LiteralData::Tuple(_) | LiteralData::Elided | LiteralData::Empty => data.clone(),
+    }
 }
 
 fn array_data(l: &LiteralProto, ty: PrimitiveType, n: usize) -> Result<LiteralData, ProtoError> {

@@ -740,6 +740,19 @@ messages! {
         #[prost(message, optional, tag = "15")] pub device_assignment: Option<DeviceAssignmentProto>,
         #[prost(message, optional, tag = "17")] pub stack_frame_index: Option<StackFrameIndexProto>,
         #[prost(message, optional, tag = "19")] pub frontend_attributes: Option<FrontendAttributes>,
+        #[prost(message, optional, tag = "20")] pub original_value_recovery_table: Option<OriginalValueRecoveryTableProto>,
+    }
+
+    /// `origin_recovery_table=` of the module header: which original array
+    /// a new one stands for, and the module that recovers it.
+    OriginalValueRecoveryTableEntry = OriginalValueRecoveryTableEntryFields {
+        #[prost(message, optional, tag = "1")] pub old_original_array: Option<OriginalArrayProto>,
+        #[prost(message, optional, tag = "2")] pub new_original_array: Option<OriginalArrayProto>,
+        #[prost(message, optional, boxed, tag = "3")] pub recovery_module: Option<Box<HloModuleProto>>,
+    }
+
+    OriginalValueRecoveryTableProto = OriginalValueRecoveryTableProtoFields {
+        #[prost(message, repeated, tag = "1")] pub entries: Vec<OriginalValueRecoveryTableEntry>,
     }
 
     /// The `HloProto` wrapper (`hlo_module` and a buffer assignment this

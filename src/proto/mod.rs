@@ -51,6 +51,24 @@ impl fmt::Display for ProtoError {
 
 impl std::error::Error for ProtoError {}
 
+/// The attributes of an async op written as sugar (`custom-call-start(...),
+/// custom_call_target="foo"`) that are its own; the others are the wrapped
+/// op's, which a proto keeps in a computation of its own.
+pub(crate) fn stays_on_async_start(key: &str) -> bool {
+    matches!(
+        key,
+        "async_execution_thread"
+            | "sharding"
+            | "frontend_attributes"
+            | "control-predecessors"
+            | "statistics"
+            | "result_accuracy"
+            | "origin"
+            | "metadata"
+            | "backend_config"
+    )
+}
+
 /// The top-level fields of a message: (tag, wire type, value bytes for
 /// length-delimited ones); `None` if it does not parse.
 fn top_fields(mut b: &[u8]) -> Option<Vec<(u32, WireType, &[u8])>> {
@@ -89,7 +107,7 @@ fn looks_like_module(b: &[u8]) -> bool {
     let Some(fs) = top_fields(b) else {
         return false;
     };
-    fs.iter().all(|f| (1..=19).contains(&f.0))
+    fs.iter().all(|f| (1..=20).contains(&f.0))
         && fs.iter().any(|f| {
             (f.0 == 6 && f.1 == WireType::Varint) || (f.0 == 3 && f.1 == WireType::LengthDelimited)
         })

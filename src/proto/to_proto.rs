@@ -16,16 +16,21 @@
 // literals cannot fill: fields are set one by one.
 #![allow(clippy::field_reassign_with_default)]
 
-use super::from_proto::ALGORITHMS;
+use super::from_proto::{
+    async_chain_start, gather, physical_positions, ALGORITHMS, CUSTOM_CALL_SCHEDULES, FFT_TYPES,
+    TRANSPOSES,
+};
 use super::messages::*;
-use super::ProtoError;
+use super::{stays_on_async_start, ProtoError};
 use crate::ir::instruction::{ApiVersion, AttrValue, ComparisonType};
 use crate::ir::literal::{Literal, LiteralData};
+use crate::ir::module::NameUniquer;
 use crate::ir::shape::{ArrayShape, Layout, Shape};
-use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload};
+use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, SharedStr};
 use crate::text::number::c_unescape;
 use crate::util::{FxMap, FxSet};
 use prost::Message;
+use std::sync::Arc;
 
 fn err<T>(message: impl Into<String>) -> Result<T, ProtoError> {
     Err(ProtoError::new(message))
@@ -33,7 +38,7 @@ fn err<T>(message: impl Into<String>) -> Result<T, ProtoError> {
 
 /// The module as a proto message.
 pub fn module_to_proto(module: &Module) -> Result<HloModuleProto, ProtoError> {
-    Writer::new(module).module()
+    Writer::new(module)?.module()
 }
 
 /// The module as an encoded `HloModuleProto`.
@@ -92,7 +97,24 @@ fn literal_to_proto(l: &Literal) -> LiteralProto {
     p.shape = Some(shape_to_proto(&l.shape));
     let ty = l.shape.element_type();
     use crate::ir::PrimitiveType as T;
-    match &l.data {
+    // XLA's literals hold their values in the order of their layout; the
+    // IR in row-major order.
+    let physical = match &l.shape {
+        Shape::Array(a) => a
+            .layout
+            .as_ref()
+            .and_then(|layout| physical_positions(a, &layout.minor_to_major))
+            .filter(|to| to.len() == l.data.len())
+            .map(|to| {
+                let mut from = vec![0; to.len()];
+                for (i, &p) in to.iter().enumerate() {
+                    from[p] = i;
+                }
+                gather(&l.data, &from)
+            }),
+        _ => None,
+    };
+    match physical.as_ref().unwrap_or(&l.data) {
         LiteralData::Pred(v) => p.preds = v.clone(),
         LiteralData::Int(v) => match ty {
             T::S8 => p.s8s = v.iter().map(|&x| x as u8).collect(),
@@ -142,13 +164,41 @@ fn literal_to_proto(l: &Literal) -> LiteralProto {
     p
 }
 
+/// A computation's parameters (with their names) and result.
+fn program_shape(comp: &Computation, root: InstrId) -> ProgramShapeProto {
+    let mut ps = ProgramShapeProto::default();
+    for pid in comp.parameters() {
+        let pi = comp.instr(pid);
+        ps.parameters.push(shape_to_proto(&pi.shape));
+        ps.parameter_names.push(pi.name.to_string());
+    }
+    ps.result = Some(shape_to_proto(&comp.instr(root).shape));
+    ps
+}
+
 struct Writer<'m> {
     module: &'m Module,
     comp_ids: FxMap<CompId, i64>,
+    /// The computations of async ops written as sugar.
+    wrapped: Vec<Wrapped>,
+    /// Each sugared `-start`, `-update` and `-done`: its entry in `wrapped`.
+    wrapped_of: FxMap<(CompId, InstrId), usize>,
+}
+
+/// An async op written as sugar (`custom-call-start(...)`) is, in a proto
+/// as in XLA, an `async-start` calling a computation of parameters and the
+/// wrapped op, made here.
+struct Wrapped {
+    /// The computation of the `async-start`, written after this one.
+    caller: CompId,
+    comp: Computation,
+    id: i64,
+    /// `async_execution_thread`, if not the main one.
+    thread: Option<String>,
 }
 
 impl<'m> Writer<'m> {
-    fn new(module: &'m Module) -> Writer<'m> {
+    fn new(module: &'m Module) -> Result<Writer<'m>, ProtoError> {
         // Ids a proto it was read from gave, where unique; new ones above.
         let mut used = FxSet::default();
         let mut comp_ids: FxMap<CompId, i64> = FxMap::default();
@@ -170,7 +220,105 @@ impl<'m> Writer<'m> {
             used.insert(id);
             comp_ids.insert(c, id);
         }
-        Writer { module, comp_ids }
+        let mut w = Writer {
+            module,
+            comp_ids,
+            wrapped: Vec::new(),
+            wrapped_of: FxMap::default(),
+        };
+        w.wrap_async_sugar(used.iter().max().map_or(1, |m| m + 1))?;
+        Ok(w)
+    }
+
+    /// Makes the computation of each sugared async op (ids from `next`),
+    /// with names no other computation or instruction has.
+    fn wrap_async_sugar(&mut self, mut next: i64) -> Result<(), ProtoError> {
+        let m = self.module;
+        let mut names: Option<NameUniquer> = None;
+        for (c, comp) in m.computations() {
+            for (i, instr) in comp.instructions() {
+                // `-update`s and `-done`s below, once every start has its
+                // computation.
+                let (Some(op), Opcode::AsyncStart) = (instr.async_wrapped, instr.opcode) else {
+                    continue;
+                };
+                let at = || format!("{}: {}", comp.name, instr.name);
+                let names = names.get_or_insert_with(|| {
+                    let mut n = NameUniquer::default();
+                    for (_, comp) in m.computations() {
+                        n.register(&comp.name);
+                        for (_, i) in comp.instructions() {
+                            n.register(&i.name);
+                        }
+                    }
+                    n
+                });
+                // The start's shape is ((operands...), result, context...).
+                let result = match &*instr.shape {
+                    Shape::Tuple(e) if e.len() >= 2 => e[1].clone(),
+                    _ => return err(format!("{}: an async-start's shape is a tuple", at())),
+                };
+                let mut wrapped = Computation::new(names.unique("async_wrapped"));
+                let mut params = Vec::new();
+                for (k, &o) in instr.operands().iter().enumerate() {
+                    let mut p = Instruction::new(
+                        SharedStr::from(&*names.unique("async_param")),
+                        Opcode::Parameter,
+                        Arc::clone(&comp.instr(o).shape),
+                    );
+                    p.payload = Payload::Parameter(k as i64);
+                    params.push(wrapped.push(p));
+                }
+                let mut root = Instruction::new(
+                    SharedStr::from(&*names.unique(op.name())),
+                    op,
+                    Arc::new(result),
+                )
+                .with_operands(params);
+                root.attrs = instr
+                    .attrs
+                    .iter()
+                    .filter(|a| !stays_on_async_start(&a.key))
+                    .cloned()
+                    .collect();
+                let root = wrapped.push(root);
+                wrapped.set_root(root);
+                let thread = match instr.attr("async_execution_thread") {
+                    Some(AttrValue::Raw(t)) => Some(
+                        Cursor::new(t)
+                            .string()
+                            .map_err(|e| ProtoError::new(format!("{}: {e}", at())))?,
+                    ),
+                    _ => None,
+                };
+                self.wrapped_of.insert((c, i), self.wrapped.len());
+                self.wrapped.push(Wrapped {
+                    caller: c,
+                    comp: wrapped,
+                    id: next,
+                    thread,
+                });
+                next += 1;
+            }
+        }
+        // `-update`s and `-done`s: their chain's start's computation.
+        for (c, comp) in m.computations() {
+            for (i, instr) in comp.instructions() {
+                if instr.async_wrapped.is_none() || instr.opcode == Opcode::AsyncStart {
+                    continue;
+                }
+                let w = async_chain_start(comp, i)
+                    .and_then(|s| self.wrapped_of.get(&(c, s)).copied())
+                    .ok_or_else(|| {
+                        ProtoError::new(format!(
+                            "{}: {}: its async-start is not sugar",
+                            comp.name, instr.name
+                        ))
+                    })?;
+                self.wrapped_of.insert((c, i), w);
+            }
+        }
+        Ok(())
     }
 
     /// The computations in the order they are written: that of the proto
@@ -208,8 +356,15 @@ impl<'m> Writer<'m> {
     /// their ids: the ids a proto it was read from gave, where unique in
     /// the module; else `computation << 32 | n` (1-based, in written
     /// order), or, if that is taken, ids above every other.
+    ///
+    /// Then the same for the computations of async sugar, in order.
     #[allow(clippy::type_complexity)]
-    fn instruction_ids(&self) -> FxMap<CompId, (Vec<InstrId>, FxMap<InstrId, i64>)> {
+    fn instruction_ids(
+        &self,
+    ) -> (
+        FxMap<CompId, (Vec<InstrId>, FxMap<InstrId, i64>)>,
+        Vec<(Vec<InstrId>, FxMap<InstrId, i64>)>,
+    ) {
         let m = self.module;
         let scheduled = self.scheduled();
         let mut out: FxMap<CompId, (Vec<InstrId>, FxMap<InstrId, i64>)> = FxMap::default();
@@ -245,7 +400,25 @@ impl<'m> Writer<'m> {
                 local.insert(i, p);
             }
         }
-        out
+        let wrapped = self
+            .wrapped
+            .iter()
+            .map(|w| {
+                let order = w.comp.post_order();
+                let mut local = FxMap::default();
+                for (j, &i) in order.iter().enumerate() {
+                    let mut p = (w.id << 32) | (j as i64 + 1);
+                    if !used.insert(p) {
+                        p = next;
+                        next += 1;
+                        used.insert(p);
+                    }
+                    local.insert(i, p);
+                }
+                (order, local)
+            })
+            .collect();
+        (out, wrapped)
     }
 
     fn scheduled(&self) -> bool {
@@ -279,7 +452,7 @@ impl<'m> Writer<'m> {
             })
             .collect();
         let mut schedule = HloScheduleProto::default();
-        let mut instr_ids = self.instruction_ids();
+        let (mut instr_ids, wrapped_ids) = self.instruction_ids();
         // The proto's own stack-frame tables, while the IR's are still the
         // ones read: each instruction's frame id in them, if every one has
         // one.
@@ -300,6 +473,36 @@ impl<'m> Writer<'m> {
             .unwrap_or_default();
         let mut frame_ids: Option<Vec<Vec<i32>>> = proto_frames.map(|_| Vec::new());
         for id in self.comp_order() {
+            // The computations of its async sugar go first (callees first).
+            for (w, (order, local)) in self.wrapped.iter().zip(&wrapped_ids) {
+                if w.caller != id {
+                    continue;
+                }
+                let mut cp = HloComputationProto::default();
+                cp.name = w.comp.name.to_string();
+                cp.id = w.id;
+                for &i in order {
+                    let ip = self
+                        .instruction(&w.comp, i, local[&i], local)
+                        .map_err(|e| e.context(format!("{}: {}", cp.name, w.comp.instr(i).name)))?;
+                    cp.instructions.push(ip);
+                }
+                let root = w.comp.root();
+                cp.root_id = local[&root];
+                cp.program_shape = Some(program_shape(&w.comp, root));
+                if let Some(t) = &w.thread {
+                    cp.execution_thread = t.clone();
+                }
+                if scheduled {
+                    let mut seq = InstructionSequence::default();
+                    seq.instruction_ids = order.iter().map(|i| local[i]).collect();
+                    schedule.sequences.insert(w.id, seq);
+                }
+                if let Some(ids) = &mut frame_ids {
+                    ids.push(vec![0; order.len()]);
+                }
+                p.computations.push(cp);
+            }
             let comp = m.comp(id);
             let cid = self.comp_ids[&id];
             let (order, local) = instr_ids.remove(&id).expect("every computation");
@@ -308,9 +511,14 @@ impl<'m> Writer<'m> {
             cp.id = cid;
             let mut comp_frames = Vec::new();
             for &i in &order {
-                let ip = self
-                    .instruction(comp, comp.instr(i), local[&i], &local)
+                let mut ip = self
+                    .instruction(comp, i, local[&i], &local)
                     .map_err(|e| e.context(format!("{}: {}", comp.name, comp.instr(i).name)))?;
+                if comp.instr(i).opcode == Opcode::AsyncStart {
+                    if let Some(&w) = self.wrapped_of.get(&(id, i)) {
+                        ip.called_computation_ids = vec![self.wrapped[w].id];
+                    }
+                }
                 if let (Some(f), Some(_)) = (proto_frames, &frame_ids) {
                     let printed = ip.metadata.as_ref().map_or(0, |md| md.stack_frame_id);
                     let orig = comp.proto_frame_id(i).filter(|&o| {
@@ -334,14 +542,7 @@ impl<'m> Writer<'m> {
                 .root_opt()
                 .ok_or_else(|| ProtoError::new(format!("{} has no root", comp.name)))?;
             cp.root_id = local[&root];
-            let mut ps = ProgramShapeProto::default();
-            for pid in comp.parameters() {
-                let pi = comp.instr(pid);
-                ps.parameters.push(shape_to_proto(&pi.shape));
-                ps.parameter_names.push(pi.name.to_string());
-            }
-            ps.result = Some(shape_to_proto(&comp.instr(root).shape));
-            cp.program_shape = Some(ps);
+            cp.program_shape = Some(program_shape(comp, root));
             cp.is_fusion_computation = fusion_called.contains(&id);
             if let Some(t) = &comp.execution_thread {
                 cp.execution_thread = t.to_string();
@@ -380,6 +581,16 @@ impl<'m> Writer<'m> {
                 "input_output_alias" => alias = parse_alias(text)?,
                 "buffer_donor" => donor = parse_donor(text)?,
                 "frontend_attributes" => fa = parse_frontend_attributes(text)?,
+                "origin_recovery_table" => {
+                    p.original_value_recovery_table = Some(parse_recovery_table(text)?)
+                }
+                // Its HloModuleProto field is newer than the XLA sources
+                // this writer follows; refusing beats dropping it.
+                "debug_attributes" => {
+                    return err(
+                        "the module attribute debug_attributes is not written as a proto yet",
+                    )
+                }
                 _ => {}
             }
         }
@@ -439,16 +650,14 @@ impl<'m> Writer<'m> {
     fn instruction(
         &self,
         comp: &Computation,
-        instr: &Instruction,
+        instr_id: InstrId,
         id: i64,
         local: &FxMap<InstrId, i64>,
     ) -> Result<HloInstructionProto, ProtoError> {
+        let instr = comp.instr(instr_id);
         let mut p = HloInstructionProto::default();
         p.name = instr.name.to_string();
-        p.opcode = match instr.async_wrapped {
-            Some(_) => return err("async syntax sugar is not written as a proto yet"),
-            None => instr.opcode.name().to_string(),
-        };
+        p.opcode = instr.opcode.name().to_string();
         p.shape = Some(shape_to_proto(&instr.shape));
         p.id = id;
         p.operand_ids = instr.operands().iter().map(|o| local[o]).collect();
@@ -484,6 +693,9 @@ impl<'m> Writer<'m> {
         let mut while_comps: (Option<i64>, Option<i64>) = (None, None);
         for a in &instr.attrs {
             let key: &str = &a.key;
+            if instr.async_wrapped.is_some() && !stays_on_async_start(key) {
+                continue; // the wrapped op's, written in its computation
+            }
             let raw = || match &a.value {
                 AttrValue::Raw(s) => Ok(&**s),
                 _ => err(format!("attribute {key}: unexpected value")),
@@ -531,9 +743,17 @@ impl<'m> Writer<'m> {
             p.feature_group_count = p.feature_group_count.max(1);
             p.batch_group_count = p.batch_group_count.max(1);
         }
+        if matches!(
+            op,
+            Opcode::Convolution | Opcode::ReduceWindow | Opcode::SelectAndScatter
+        ) {
+            // XLA writes one, if empty (`window=` left out), and its loader
+            // needs it for a convolution.
+            p.window.get_or_insert_with(Default::default);
+        }
         if matches!(op, Opcode::Dot | Opcode::Convolution | Opcode::CustomCall) {
             let pc = p.precision_config.get_or_insert_with(Default::default);
-            if pc.operand_precision.is_empty() {
+            if pc.operand_precision.is_empty() && !comp.proto_bare_precision(instr_id) {
                 pc.operand_precision = vec![0; instr.operands().len()];
             }
         }
@@ -687,6 +907,61 @@ impl<'m> Writer<'m> {
                     .map(|s| s.trim() == "true")
                     .collect();
                 p.parameter_replication = Some(r);
+            }
+            "output_to_operand_aliasing" => {
+                p.output_operand_aliasing = parse_output_aliasing(&mut c).map_err(|e| bad(&e))?
+            }
+            "statistics" => p.statistics_viz = Some(parse_statistics(v).map_err(|e| bad(&e))?),
+            "dim_labels" => {
+                p.convolution_dimension_numbers = Some(parse_dim_labels(v).map_err(|e| bad(&e))?)
+            }
+            "cross_program_prefetch_index" => {
+                let i = c.int().map_err(|e| bad(&e))?;
+                p.cross_program_prefetch_index =
+                    Some(i32::try_from(i).map_err(|_| bad("out of range"))?);
+            }
+            "literal" => p.literal = Some(parse_shaped_literal(v).map_err(|e| bad(&e))?),
+            "schedule" => {
+                p.custom_call_schedule = CUSTOM_CALL_SCHEDULES
+                    .iter()
+                    .position(|&s| s == v)
+                    .ok_or_else(|| bad("unknown schedule"))?
+                    as i32
+            }
+            "origin" => p.original_value = Some(parse_original_value(v).map_err(|e| bad(&e))?),
+            "domain" => parse_domain(p, &mut c).map_err(|e| bad(&e))?,
+            "fft_type" => {
+                p.fft_type = FFT_TYPES
+                    .iter()
+                    .position(|&s| s == v)
+                    .ok_or_else(|| bad("unknown FFT type"))? as i32
+            }
+            "fft_length" => p.fft_length = c.ints().map_err(|e| bad(&e))?,
+            "delta" => p.delta = c.int().map_err(|e| bad(&e))?,
+            "lower" if p.opcode == "cholesky" => {
+                p.cholesky_options
+                    .get_or_insert_with(Default::default)
+                    .lower = v == "true"
+            }
+            "left_side" | "lower" | "unit_diagonal" | "transpose_a" => {
+                let o = p
+                    .triangular_solve_options
+                    .get_or_insert_with(Default::default);
+                match key {
+                    "left_side" => o.left_side = v == "true",
+                    "lower" => o.lower = v == "true",
+                    "unit_diagonal" => o.unit_diagonal = v == "true",
+                    _ => {
+                        o.transpose_a = TRANSPOSES
+                            .iter()
+                            .position(|&s| s == v)
+                            .ok_or_else(|| bad("unknown transpose"))?
+                            as i32
+                    }
+                }
+            }
+            "async_execution_thread" => {
+                p.async_execution_thread = c.string().map_err(|e| bad(&e))?
             }
             _ => return err(format!("attribute {key} is not written as a proto yet")),
         }
@@ -1262,4 +1537,305 @@ fn parse_donor(v: &str) -> Result<HloBufferDonorProto, ProtoError> {
         }
         c.expect(",").map_err(bad)?;
     }
+}
+
+/// `{{0}: (1, {}), {1}: (0, {0})}`: output shape index, operand number and
+/// operand shape index of each aliased pair.
+fn parse_output_aliasing(c: &mut Cursor<'_>) -> PResult<Vec<OutputOperandAliasing>> {
+    let mut v = Vec::new();
+    c.expect("{")?;
+    if c.eat("}") {
+        return Ok(v);
+    }
+    loop {
+        let mut a = OutputOperandAliasing::default();
+        a.output_shape_index = c.ints()?;
+        c.expect(":")?;
+        c.expect("(")?;
+        a.operand_index = c.int()?;
+        c.expect(",")?;
+        a.operand_shape_index = c.ints()?;
+        c.expect(")")?;
+        v.push(a);
+        if c.eat("}") {
+            return Ok(v);
+        }
+        c.expect(",")?;
+    }
+}
+
+/// `{visualizing_index=1,stat-1=33,stat-2=44}`
+fn parse_statistics(v: &str) -> PResult<StatisticsViz> {
+    let inner = v
+        .strip_prefix('{')
+        .and_then(|s| s.strip_suffix('}'))
+        .ok_or("expects {...}")?;
+    let mut sv = StatisticsViz::default();
+    for (i, field) in inner.split(',').enumerate() {
+        let (name, value) = field.split_once('=').ok_or("expects name=value")?;
+        if i == 0 {
+            if name != "visualizing_index" {
+                return Err("expects visualizing_index first".into());
+            }
+            sv.stat_index_to_visualize = value.parse().map_err(|_| "bad visualizing_index")?;
+        } else {
+            let mut s = Statistic::default();
+            s.stat_name = name.to_string();
+            s.stat_val = value
+                .parse()
+                .map_err(|_| format!("bad statistic value {value}"))?;
+            sv.statistics.push(s);
+        }
+    }
+    Ok(sv)
+}
+
+/// `b01f_01io->b01f`: the letters name the batch and feature dimensions
+/// (input and output feature for the kernel), the digits the spatial ones;
+/// `?` is a dimension that is none of them.
+fn parse_dim_labels(v: &str) -> PResult<ConvolutionDimensionNumbers> {
+    /// Positions of the two named dimensions, and of each spatial one.
+    fn side(s: &str, names: [char; 2]) -> PResult<(i64, i64, Vec<i64>)> {
+        let mut named = [None, None];
+        let digits = s.chars().filter(char::is_ascii_digit).count();
+        let mut spatial: Vec<Option<i64>> = vec![None; digits];
+        for (pos, ch) in s.chars().enumerate() {
+            let pos = pos as i64;
+            if let Some(k) = names.iter().position(|&n| n == ch) {
+                named[k] = Some(pos);
+            } else if let Some(slot) = ch.to_digit(10).and_then(|d| spatial.get_mut(d as usize)) {
+                *slot = Some(pos);
+            } else if ch != '?' {
+                return Err(format!("unexpected dimension label {ch} in {s}"));
+            }
+        }
+        let missing = || format!("dimension labels {s} are incomplete");
+        Ok((
+            named[0].ok_or_else(missing)?,
+            named[1].ok_or_else(missing)?,
+            spatial
+                .into_iter()
+                .map(|d| d.ok_or_else(missing))
+                .collect::<PResult<_>>()?,
+        ))
+    }
+    let (lhs, rest) = v.split_once('_').ok_or("expects lhs_rhs->out")?;
+    let (rhs, out) = rest.split_once("->").ok_or("expects lhs_rhs->out")?;
+    let mut d = ConvolutionDimensionNumbers::default();
+    (
+        d.input_batch_dimension,
+        d.input_feature_dimension,
+        d.input_spatial_dimensions,
+    ) = side(lhs, ['b', 'f'])?;
+    (
+        d.kernel_input_feature_dimension,
+        d.kernel_output_feature_dimension,
+        d.kernel_spatial_dimensions,
+    ) = side(rhs, ['i', 'o'])?;
+    (
+        d.output_batch_dimension,
+        d.output_feature_dimension,
+        d.output_spatial_dimensions,
+    ) = side(out, ['b', 'f'])?;
+    Ok(d)
+}
+
+/// Deepest nesting of tuples in an attribute the writer parses (as the
+/// text parser's limit).
+const MAX_DEPTH: usize = 256;
+
+/// A literal with its shape, as a custom call's `literal=` writes it:
+/// `s32[2]{0} {1, 2}`, `f32[] 0.1`, or a tuple `( s32[] 1, pred[] true )`.
+fn parse_shaped_literal(v: &str) -> PResult<LiteralProto> {
+    shaped_literal(v, 0)
+}
+
+fn shaped_literal(v: &str, depth: usize) -> PResult<LiteralProto> {
+    if depth > MAX_DEPTH {
+        return Err("tuples nested too deeply".into());
+    }
+    let v = v.trim();
+    if let Some(inner) = v.strip_prefix('(') {
+        let inner = inner.strip_suffix(')').ok_or("unbalanced parentheses")?;
+        let items = split_top_level(inner)?
+            .into_iter()
+            .map(|item| shaped_literal(item, depth + 1))
+            .collect::<PResult<Vec<_>>>()?;
+        let mut p = LiteralProto::default();
+        let mut shape = ShapeProto::default();
+        shape.element_type = 13;
+        shape.tuple_shapes = items.iter().filter_map(|l| l.shape.clone()).collect();
+        p.shape = Some(shape);
+        p.tuple_literals = items;
+        return Ok(p);
+    }
+    let (shape, value) = v
+        .split_once(char::is_whitespace)
+        .ok_or("expects a shape and a value")?;
+    // The text parser reads the value, as the constant it would be.
+    let text = format!("HloModule m\nENTRY e {{\n  ROOT c = {shape} constant({value})\n}}\n");
+    let m = crate::text::parse_module(&text, "literal").map_err(|e| e.to_string())?;
+    let entry = m.comp(m.entry());
+    match &entry.instr(entry.root()).payload {
+        Payload::Constant(l) if !l.is_elided() => Ok(literal_to_proto(l)),
+        _ => Err("expects a literal value".into()),
+    }
+}
+
+/// The comma-separated items of a list, commas inside brackets and quotes
+/// not counting; `(  )` has none.
+fn split_top_level(s: &str) -> PResult<Vec<&str>> {
+    if s.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut items = Vec::new();
+    let mut depth = 0i32;
+    let mut quoted = false;
+    let mut escaped = false;
+    let mut start = 0;
+    for (i, ch) in s.char_indices() {
+        if quoted {
+            match ch {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match ch {
+            '"' => quoted = true,
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return Err("unbalanced brackets".into());
+        }
+    }
+    if depth != 0 || quoted {
+        return Err("unbalanced brackets".into());
+    }
+    items.push(&s[start..]);
+    Ok(items)
+}
+
+/// `origin={...}`: `{"name"}` or `{"name" {1,2}}` per array, `(...)` for a
+/// tuple, `{}` for an array with no origin, `[synthetic_call]`.
+fn parse_original_value(v: &str) -> PResult<OriginalValueProto> {
+    fn value(
+        c: &mut Cursor<'_>,
+        index: &mut Vec<i64>,
+        out: &mut Vec<OriginalValueElementProto>,
+    ) -> PResult<()> {
+        if index.len() > MAX_DEPTH {
+            return Err("tuples nested too deeply".into());
+        }
+        if c.eat("(") {
+            if c.eat(")") {
+                return Ok(());
+            }
+            let mut i = 0;
+            loop {
+                index.push(i);
+                value(c, index, out)?;
+                index.pop();
+                i += 1;
+                if c.eat(")") {
+                    return Ok(());
+                }
+                c.expect(",")?;
+            }
+        }
+        let mut e = OriginalValueElementProto::default();
+        e.shape_index = index.clone();
+        e.original_array = parse_original_array(c)?;
+        out.push(e);
+        Ok(())
+    }
+    let mut c = Cursor::new(v);
+    let mut p = OriginalValueProto::default();
+    c.expect("{")?;
+    if c.eat("[synthetic_call]") {
+        p.is_synthetic_call = true;
+    } else {
+        value(&mut c, &mut Vec::new(), &mut p.elements)?;
+    }
+    c.expect("}")?;
+    c.ws();
+    if !c.rest().is_empty() {
+        return Err(format!("unexpected text at offset {}", c.pos));
+    }
+    Ok(p)
+}
+
+/// `{"name"}`, `{"name" {1,2}}` (the array at that shape index of the
+/// instruction named), or `{}`: none.
+fn parse_original_array(c: &mut Cursor<'_>) -> PResult<Option<OriginalArrayProto>> {
+    c.expect("{")?;
+    if c.eat("}") {
+        return Ok(None);
+    }
+    let mut a = OriginalArrayProto::default();
+    a.instruction_name = c.string()?;
+    if !c.eat("}") {
+        a.shape_index = c.ints()?;
+        c.expect("}")?;
+    }
+    Ok(Some(a))
+}
+
+/// `{kind="sharding", entry={...}, exit={...}}`. XLA keeps the text's
+/// `entry` (the users' side) as `domain_exit_sharding` and its `exit` (the
+/// operand's side) as `domain_entry_sharding`.
+fn parse_domain(p: &mut HloInstructionProto, c: &mut Cursor<'_>) -> PResult<()> {
+    c.expect("{")?;
+    c.expect("kind")?;
+    c.expect("=")?;
+    let kind = c.string()?;
+    if kind != "sharding" {
+        return Err(format!("a domain of kind {kind} has no proto form"));
+    }
+    c.expect(",")?;
+    c.expect("entry")?;
+    c.expect("=")?;
+    p.domain_exit_sharding = Some(parse_sharding(c)?);
+    c.expect(",")?;
+    c.expect("exit")?;
+    c.expect("=")?;
+    p.domain_entry_sharding = Some(parse_sharding(c)?);
+    c.expect("}")
+}
+
+/// `origin_recovery_table={ {"old"} : {"new"}, "<module text>" ... }`: per
+/// entry, the original array, the one standing for it, and (optional, a
+/// quoted, escaped module) the module that recovers the first from the
+/// second.
+fn parse_recovery_table(v: &str) -> Result<OriginalValueRecoveryTableProto, ProtoError> {
+    fn array(c: &mut Cursor<'_>) -> PResult<OriginalArrayProto> {
+        parse_original_array(c)?.ok_or_else(|| "expects an original array, not {}".into())
+    }
+    let bad = |e: String| ProtoError::new(format!("origin_recovery_table: {e}"));
+    let mut table = OriginalValueRecoveryTableProto::default();
+    let mut c = Cursor::new(v);
+    c.expect("{").map_err(bad)?;
+    while !c.eat("}") {
+        let mut e = OriginalValueRecoveryTableEntry::default();
+        e.old_original_array = Some(array(&mut c).map_err(bad)?);
+        c.expect(":").map_err(bad)?;
+        e.new_original_array = Some(array(&mut c).map_err(bad)?);
+        if c.eat(",") {
+            let text = c.string().map_err(bad)?;
+            let m = crate::text::parse_module(&text, "origin_recovery_table")
+                .map_err(|e| bad(e.to_string()))?;
+            let module = module_to_proto(&m).map_err(|e| e.context("origin_recovery_table"))?;
+            e.recovery_module = Some(Box::new(module));
+        }
+        table.entries.push(e);
+    }
+    Ok(table)
 }
