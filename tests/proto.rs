@@ -75,12 +75,41 @@ const CONFIG_ATTRS: &[&str] = &[
     "replica_count",
 ];
 
-/// Header attributes the writer refuses: `debug_attributes`, whose
-/// `HloModuleProto` field is newer than the XLA sources the writer follows.
-const NOT_WRITTEN_YET: &[&str] = &["debug_attributes"];
+/// Attributes the writer refuses, as their fields are newer than the XLA
+/// sources it follows (`hlo.proto` up to `HloInstructionProto` field 97):
+/// - the module attribute `debug_attributes` (left out of the header);
+/// - collective-broadcast's `has_dynamic_root=true` (a module with one is
+///   checked to be refused).
+const NOT_WRITTEN_YET: &[&str] = &["debug_attributes", "has_dynamic_root"];
+
+/// Instruction attributes that newer XLA prints at their default value
+/// (`false`), which a proto cannot tell from unset: they read back
+/// unprinted, as XLA before them (the corpus's) prints these protos.
+const DEFAULTS_READ_BACK_UNPRINTED: &[(&str, &str)] =
+    &[("is_stable", "false"), ("has_dynamic_root", "false")];
+
+/// Leaves out the attributes of `DEFAULTS_READ_BACK_UNPRINTED`.
+fn drop_printed_defaults(m: &mut hlo_opt::ir::Module) {
+    let comps: Vec<_> = m.computation_ids().collect();
+    for c in comps {
+        let comp = m.comp_mut(c);
+        let ids: Vec<_> = comp.sequence().collect();
+        for i in ids {
+            comp.instr_mut(i).attrs.retain(|a| {
+                let value = match &a.value {
+                    hlo_opt::ir::AttrValue::Raw(v) => &**v,
+                    _ => "",
+                };
+                !DEFAULTS_READ_BACK_UNPRINTED.contains(&(&*a.key, value))
+            });
+        }
+    }
+}
 
 /// text -> proto -> text, reading back with the proto's own stack-frame
 /// numbering (XLA would renumber the tables, as it does for any proto).
+/// Files whose module the writer refuses for an attribute of
+/// `NOT_WRITTEN_YET` are skipped.
 fn check_text_proto_text(dir: &str, keep: impl Fn(&str) -> bool) {
     let paths = files(dir, keep);
     assert!(!paths.is_empty());
@@ -93,19 +122,28 @@ fn check_text_proto_text(dir: &str, keep: impl Fn(&str) -> bool) {
             m.header.retain(|a| {
                 !CONFIG_ATTRS.contains(&&*a.key) && !NOT_WRITTEN_YET.contains(&&*a.key)
             });
+            drop_printed_defaults(&mut m);
             let text = hlo_opt::text::print_module(&m);
-            let bytes = proto::module_to_proto_bytes(&m).map_err(|e| e.to_string())?;
+            let bytes = match proto::module_to_proto_bytes(&m) {
+                Ok(b) => b,
+                Err(e) if refused_as_documented(&e) => return Ok(None),
+                Err(e) => return Err(e.to_string()),
+            };
             let mut back = proto::read_module_with(&bytes, &options).map_err(|e| e.to_string())?;
             // Old dumps without an entry_computation_layout print back without.
             if m.entry_computation_layout().is_none() {
                 back.header.retain(|a| a.key != "entry_computation_layout");
             }
             verify(&back).map_err(|e| format!("verifier: {e}"))?;
-            Ok((text, hlo_opt::text::print_module_with(&back, &m.style)))
+            Ok(Some((
+                text,
+                hlo_opt::text::print_module_with(&back, &m.style),
+            )))
         });
         match result {
-            Ok((text, t)) if t == text => {}
-            Ok((text, t)) => {
+            Ok(None) => {}
+            Ok(Some((text, t))) if t == text => {}
+            Ok(Some((text, t))) => {
                 failures.push(format!("{}: {}", p.display(), first_difference(&text, &t)))
             }
             Err(e) => failures.push(format!("{}: {e}", p.display())),
@@ -118,6 +156,15 @@ fn check_text_proto_text(dir: &str, keep: impl Fn(&str) -> bool) {
         paths.len(),
         failures.join("\n")
     );
+}
+
+/// Whether the writer refused a module for an attribute of
+/// `NOT_WRITTEN_YET`.
+fn refused_as_documented(e: &proto::ProtoError) -> bool {
+    NOT_WRITTEN_YET
+        .iter()
+        .any(|k| e.message.contains(&format!("attribute {k}")))
+        && e.message.contains("is not written as a proto yet")
 }
 
 #[test]
@@ -477,6 +524,37 @@ fn debug_attributes_are_refused_not_dropped() {
     assert!(e.message.contains("debug_attributes"), "{e}");
 }
 
+/// A collective broadcast whose root is an operand is refused, not written
+/// as one from a fixed root.
+#[test]
+fn dynamic_root_broadcasts_are_refused_not_dropped() {
+    let m = parse(&data("xla_parser/short/CollectiveBroadcastDynamicRoot.hlo")).unwrap();
+    let e = proto::module_to_proto(&m).unwrap_err();
+    assert!(e.message.contains("has_dynamic_root=true"), "{e}");
+    assert!(refused_as_documented(&e), "{e}");
+}
+
+/// An in-place collective permute's slice sizes are one flat list in a
+/// proto, split by the operands' shapes: a list that does not fit them is
+/// an error.
+#[test]
+fn slice_sizes_that_do_not_fit_the_operands_are_errors() {
+    let m = parse(&data(
+        "xla_parser/short/CollectivePermuteInPlaceUpdateTupleMultipleReadWrite.hlo",
+    ))
+    .unwrap();
+    let mut p = proto::module_to_proto(&m).unwrap();
+    let permute = p.computations[0]
+        .instructions
+        .iter_mut()
+        .find(|i| i.opcode == "collective-permute")
+        .unwrap();
+    assert_eq!(permute.dynamic_slice_sizes.len(), 12);
+    permute.dynamic_slice_sizes.pop();
+    let e = proto::read_module(&p.encode_to_vec()).unwrap_err();
+    assert!(e.message.contains("dynamic_slice_sizes"), "{e}");
+}
+
 #[test]
 fn xla_parser_text_proto_text_is_the_identity() {
     check_text_proto_text("xla_parser/long", |n| n.ends_with(".hlo"));
@@ -528,4 +606,9 @@ fn async_sugar_is_written_as_an_async_computation() {
         let i = entry.instructions.iter().find(|i| i.opcode == op).unwrap();
         assert!(i.called_computation_ids.is_empty(), "{op}");
     }
+}
+
+#[test]
+fn xla_parser_short_text_proto_text_is_the_identity() {
+    check_text_proto_text("xla_parser/short", |n| n.ends_with(".hlo"));
 }

@@ -1194,7 +1194,16 @@ impl Reader<'_> {
             }
             let operand_types: SmallVec<[i32; 4]> = operands[i].iter().map(|&o| types[o]).collect();
             let pend = self
-                .instruction(&p, meta, shape, &operand_types, ops, control, &mut text)
+                .instruction(
+                    &p,
+                    meta,
+                    shape,
+                    &operand_types,
+                    ops,
+                    control,
+                    &pending,
+                    &mut text,
+                )
                 .map_err(|e| e.context(format!("instruction {}", p.name)))?;
             has_async_start |= pend.opcode == Opcode::AsyncStart;
             ids[i] = Some(InstrId::new(pending.len()));
@@ -1270,6 +1279,7 @@ impl Reader<'_> {
         operand_types: &[i32],
         operands: SmallVec<[InstrId; 4]>,
         control: Vec<InstrId>,
+        done: &[Pending],
         text: &mut String,
     ) -> Result<Pending, ProtoError> {
         let opcode = Opcode::from_name(&p.opcode)
@@ -1282,6 +1292,13 @@ impl Reader<'_> {
         let mut payload = Payload::None;
         use Opcode::*;
         let operand_shape = |i: usize| operand_types.get(i).copied();
+        // The whole shape, for the few ops whose attributes need it.
+        let operand_shape_of = |i: usize| {
+            operands
+                .get(i)
+                .and_then(|o| done.get(o.index()))
+                .map(|d| &*d.shape)
+        };
         let comps = |r: &Reader<'_>, ids: &[i64]| -> Result<Vec<CompId>, ProtoError> {
             ids.iter().map(|&c| r.comp_ref(c).map(|x| x.1)).collect()
         };
@@ -1355,6 +1372,11 @@ impl Reader<'_> {
                 a.raw("largest", |t| {
                     t.push_str(if p.largest { "true" } else { "false" })
                 });
+                // Newer XLA's; a proto cannot tell `false` from unset, which
+                // older XLA (the corpus's) prints as nothing.
+                if p.is_stable {
+                    a.raw("is_stable", |t| t.push_str("true"));
+                }
             }
             Slice => a.raw("slice", |t| {
                 // The strides are left out only when all are 1.
@@ -1465,17 +1487,24 @@ impl Reader<'_> {
                     a.raw("channel_id", |t| push_int(t, p.channel_id));
                 }
                 replica_groups_attr(&mut a, p);
-                if matches!(opcode, AllGather | AllGatherStart | ReduceScatter)
+                if p.constrain_layout {
+                    a.raw("constrain_layout", |t| t.push_str("true"));
+                }
+                // Then each op's own, in XLA's order: an all-gather's
+                // dimension before `use_global_device_ids`, a
+                // reduce-scatter's after.
+                if matches!(opcode, AllGather | AllGatherStart)
                     || (opcode == AllToAll && !p.dimensions.is_empty())
                 {
                     a.list
                         .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
                 }
-                if p.constrain_layout {
-                    a.raw("constrain_layout", |t| t.push_str("true"));
-                }
                 if p.use_global_device_ids {
                     a.raw("use_global_device_ids", |t| t.push_str("true"));
+                }
+                if opcode == ReduceScatter {
+                    a.list
+                        .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
                 }
             }
             CollectivePermute | CollectivePermuteStart => {
@@ -1493,6 +1522,30 @@ impl Reader<'_> {
                     });
                     t.push('}');
                 });
+                if !p.dynamic_slice_sizes.is_empty() {
+                    let input = operand_shape_of(0);
+                    let starts = operand_shape_of(2);
+                    let lengths = input
+                        .zip(starts)
+                        .and_then(|(i, s)| slice_size_lengths(i, s))
+                        .filter(|l| l.iter().sum::<usize>() == p.dynamic_slice_sizes.len())
+                        .ok_or_else(|| {
+                            ProtoError::new("dynamic_slice_sizes do not fit the operands' shapes")
+                        })?;
+                    a.raw("slice_sizes", |t| {
+                        t.push('{');
+                        let mut rest = &p.dynamic_slice_sizes[..];
+                        for (i, &n) in lengths.iter().enumerate() {
+                            if i > 0 {
+                                t.push(',');
+                            }
+                            let (list, after) = rest.split_at(n);
+                            ints(t, list);
+                            rest = after;
+                        }
+                        t.push('}');
+                    });
+                }
             }
             Send | Recv | SendDone | RecvDone => {
                 if p.channel_id > 0 {
@@ -1517,6 +1570,34 @@ impl Reader<'_> {
             ReducePrecision => {
                 a.raw("exponent_bits", |t| push_int(t, p.exponent_bits.into()));
                 a.raw("mantissa_bits", |t| push_int(t, p.mantissa_bits.into()));
+            }
+            Infeed if !p.infeed_config.is_empty() => {
+                let config = utf8(&p.infeed_config, "infeed_config")?;
+                a.raw("infeed_config", |t| quoted(t, config));
+            }
+            Outfeed => {
+                if let Some(s) = &p.outfeed_shape {
+                    let s = self.shape(s)?;
+                    a.raw("outfeed_shape", |t| s.write(t, true));
+                }
+                if !p.outfeed_config.is_empty() {
+                    let config = utf8(&p.outfeed_config, "outfeed_config")?;
+                    a.raw("outfeed_config", |t| quoted(t, config));
+                }
+            }
+            Scan => {
+                a.list
+                    .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
+                a.raw("num_carries", |t| push_int(t, p.num_carries));
+                if p.is_reverse {
+                    a.raw("is_reverse", |t| t.push_str("true"));
+                }
+                // XLA's `TriState`: unspecified is not printed.
+                match p.is_associative {
+                    1 => a.raw("is_associative", |t| t.push_str("true")),
+                    2 => a.raw("is_associative", |t| t.push_str("false")),
+                    _ => {}
+                }
             }
             RngGetAndUpdateState => a.raw("delta", |t| push_int(t, p.delta)),
             Rng => a.raw("distribution", |t| {
@@ -1610,7 +1691,7 @@ impl Reader<'_> {
                 }
             }
             Call | Map | ReduceWindow | Reduce | AllReduce | ReduceScatter | AllReduceStart
-            | Scatter | Sort | TopK
+            | Scatter | Sort | TopK | Scan
                 if !called.is_empty() =>
             {
                 a.list.push(("to_apply", PVal::Comp(called[0])));
@@ -1701,6 +1782,36 @@ impl Attrs<'_> {
         let r = push_range(self.text, f);
         self.list.push((key, PVal::Raw(r)));
     }
+}
+
+/// The lengths of an in-place collective permute's `slice_sizes` lists,
+/// which its proto flattens, as XLA's loader splits them: one list per
+/// input array (per start-index tuple of it, where it has several), as long
+/// as that array's rank. `None` where the shapes are not of that form.
+fn slice_size_lengths(input: &Shape, starts: &Shape) -> Option<Vec<usize>> {
+    let first_start = starts.tuple_elements()?.first()?;
+    match input.tuple_elements() {
+        Some(inputs) => {
+            if !first_start.tuple_elements()?.first()?.is_tuple() {
+                // `((s32[], s32[]), ...)`: one start tuple per input.
+                return Some(inputs.iter().map(Shape::rank).collect());
+            }
+            // `(((s32[], ...), (s32[], ...)), ...)`: several per input.
+            let per_input = starts.tuple_elements()?;
+            let mut lengths = Vec::new();
+            for (i, s) in inputs.iter().enumerate() {
+                let n = per_input.get(i)?.tuple_elements()?.len();
+                lengths.extend(std::iter::repeat_n(s.rank(), n));
+            }
+            Some(lengths)
+        }
+        None if first_start.is_tuple() => Some(vec![input.rank(); starts.tuple_elements()?.len()]),
+        None => Some(vec![input.rank()]),
+    }
+}
+
+fn utf8<'b>(bytes: &'b [u8], what: &str) -> Result<&'b str, ProtoError> {
+    std::str::from_utf8(bytes).map_err(|_| ProtoError::new(format!("{what} is not UTF-8")))
 }
 
 fn push_range(text: &mut String, f: impl FnOnce(&mut String)) -> Range<usize> {
@@ -1927,34 +2038,37 @@ fn replica_groups_attr(a: &mut Attrs<'_>, p: &HloInstructionProto) {
         });
         return;
     }
-    let groups: &[ReplicaGroup] = match &p.collective_device_list {
-        Some(l) => {
-            if let Some(iota) = &l.iota_replica_group_list {
-                a.raw("replica_groups", |t| {
-                    t.push('[');
-                    push_int(t, iota.num_replica_groups);
-                    t.push(',');
-                    push_int(t, iota.num_devices_per_group);
-                    t.push_str("]<=[");
-                    join(t, &iota.iota_reshape_dims, ",", |t, x| push_int(t, *x));
-                    t.push(']');
-                    let identity = iota
-                        .iota_transpose_perm
-                        .iter()
-                        .enumerate()
-                        .all(|(i, &x)| x as usize == i);
-                    if !identity {
-                        t.push_str("T(");
-                        join(t, &iota.iota_transpose_perm, ",", |t, x| {
-                            push_int(t, i64::from(*x))
-                        });
-                        t.push(')');
-                    }
+    let iota = p.iota_collective_device_list.as_ref().or_else(|| {
+        p.collective_device_list
+            .as_ref()
+            .and_then(|l| l.iota_replica_group_list.as_ref())
+    });
+    if let Some(iota) = iota {
+        a.raw("replica_groups", |t| {
+            t.push('[');
+            push_int(t, iota.num_replica_groups);
+            t.push(',');
+            push_int(t, iota.num_devices_per_group);
+            t.push_str("]<=[");
+            join(t, &iota.iota_reshape_dims, ",", |t, x| push_int(t, *x));
+            t.push(']');
+            let identity = iota
+                .iota_transpose_perm
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| x as usize == i);
+            if !identity {
+                t.push_str("T(");
+                join(t, &iota.iota_transpose_perm, ",", |t, x| {
+                    push_int(t, i64::from(*x))
                 });
-                return;
+                t.push(')');
             }
-            &l.replica_groups
-        }
+        });
+        return;
+    }
+    let groups: &[ReplicaGroup] = match &p.collective_device_list {
+        Some(l) => &l.replica_groups,
         None => &p.replica_groups,
     };
     a.raw("replica_groups", |t| {

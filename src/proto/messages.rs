@@ -644,7 +644,14 @@ messages! {
         #[prost(message, optional, tag = "88")] pub original_value: Option<OriginalValueProto>,
         #[prost(bool, tag = "89")] pub is_composite: bool,
         #[prost(message, optional, tag = "91")] pub result_accuracy: Option<ResultAccuracy>,
+        /// Iota replica groups, where XLA writes them (older XLA wrote them
+        /// in `collective_device_list`).
+        #[prost(message, optional, tag = "92")] pub iota_collective_device_list: Option<IotaReplicaGroupListProto>,
         #[prost(message, optional, tag = "93")] pub mesh_axes_replica_group_list: Option<MeshAxesReplicaGroupListProto>,
+        #[prost(bool, tag = "94")] pub is_reverse: bool,
+        #[prost(int64, tag = "95")] pub num_carries: i64,
+        /// XLA's `TriState`: 0 unspecified, 1 true, 2 false.
+        #[prost(int32, tag = "96")] pub is_associative: i32,
     }
 
     HloComputationProto = HloComputationProtoFields {
@@ -790,7 +797,7 @@ mod tests {
             tags::<LayoutProtoFields>(),
             vec![1, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]
         );
-        assert_eq!(tags::<HloInstructionProtoFields>().len(), 76);
+        assert_eq!(tags::<HloInstructionProtoFields>().len(), 80);
         assert_eq!(tags::<HloScheduleProtoFields>(), vec![1]);
     }
 

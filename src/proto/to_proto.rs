@@ -743,6 +743,13 @@ impl<'m> Writer<'m> {
             p.feature_group_count = p.feature_group_count.max(1);
             p.batch_group_count = p.batch_group_count.max(1);
         }
+        if op == Opcode::Outfeed && p.outfeed_shape.is_none() {
+            // XLA's parser takes the data operand's shape, and its loader
+            // needs one.
+            if let Some(&data) = instr.operands().first() {
+                p.outfeed_shape = Some(shape_to_proto(&comp.instr(data).shape));
+            }
+        }
         if matches!(
             op,
             Opcode::Convolution | Opcode::ReduceWindow | Opcode::SelectAndScatter
@@ -798,7 +805,36 @@ impl<'m> Writer<'m> {
             "feature_group_count" => p.feature_group_count = c.int().map_err(|e| bad(&e))?,
             "batch_group_count" => p.batch_group_count = c.int().map_err(|e| bad(&e))?,
             "dynamic_slice_sizes" => p.dynamic_slice_sizes = c.ints().map_err(|e| bad(&e))?,
+            // An in-place collective permute's lists, flattened (its reader
+            // splits them by the operands' shapes).
+            "slice_sizes" if p.opcode.starts_with("collective-permute") => {
+                p.dynamic_slice_sizes = c.int_lists().map_err(|e| bad(&e))?.concat()
+            }
             "slice_sizes" => p.gather_slice_sizes = c.ints().map_err(|e| bad(&e))?,
+            "exponent_bits" => p.exponent_bits = c.int32().map_err(|e| bad(&e))?,
+            "mantissa_bits" => p.mantissa_bits = c.int32().map_err(|e| bad(&e))?,
+            "num_carries" => p.num_carries = c.int().map_err(|e| bad(&e))?,
+            "is_reverse" => p.is_reverse = v == "true",
+            "is_associative" => p.is_associative = if v == "true" { 1 } else { 2 },
+            "outfeed_shape" => {
+                let shape = parse_shapes(v).map_err(|e| bad(&e))?;
+                match &shape[..] {
+                    [s] => p.outfeed_shape = Some(shape_to_proto(s)),
+                    _ => return Err(bad("expects one shape")),
+                }
+            }
+            "outfeed_config" => p.outfeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
+            "infeed_config" => p.infeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
+            // A collective broadcast from a fixed root is every proto's;
+            // one whose root is an operand has no field in the XLA sources
+            // followed (`hlo.proto` up to field 97).
+            "has_dynamic_root" if v == "false" => {}
+            "has_dynamic_root" => {
+                return err(
+                    "attribute has_dynamic_root=true is not written as a proto yet \
+                     (the HloInstructionProto of the XLA sources followed has no field for it)",
+                )
+            }
             "lhs_contracting_dims"
             | "rhs_contracting_dims"
             | "lhs_batch_dims"
@@ -876,7 +912,11 @@ impl<'m> Writer<'m> {
             }
             "replica_groups" => parse_replica_groups(p, v).map_err(|e| bad(&e))?,
             "operand_layout_constraints" => {
-                let shapes = parse_shape_list(v).map_err(|e| bad(&e))?;
+                let inner = v
+                    .strip_prefix('{')
+                    .and_then(|s| s.strip_suffix('}'))
+                    .ok_or_else(|| bad("expects {...}"))?;
+                let shapes = parse_shapes(inner).map_err(|e| bad(&e))?;
                 p.constrain_layout = true;
                 p.operand_shapes_with_layout = shapes.iter().map(shape_to_proto).collect();
             }
@@ -1032,6 +1072,12 @@ impl<'a> Cursor<'a> {
             .map_err(|_| format!("expects an integer at offset {}", self.pos))?;
         self.pos += n;
         Ok(v)
+    }
+
+    fn int32(&mut self) -> PResult<i32> {
+        let at = self.pos;
+        let v = self.int()?;
+        i32::try_from(v).map_err(|_| format!("{v} at offset {at} is out of range"))
     }
 
     fn word(&mut self) -> &'a str {
@@ -1437,7 +1483,6 @@ fn parse_replica_groups(p: &mut HloInstructionProto, v: &str) -> PResult<()> {
         p.mesh_axes_replica_group_list = Some(m);
         return Ok(());
     }
-    let mut list = CollectiveDeviceListProto::default();
     c.ws();
     if c.rest().starts_with('[') {
         let d = c.bracket_ints()?;
@@ -1457,31 +1502,29 @@ fn parse_replica_groups(p: &mut HloInstructionProto, v: &str) -> PResult<()> {
         } else {
             iota.iota_transpose_perm = (0..iota.iota_reshape_dims.len() as i32).collect();
         }
-        list.iota_replica_group_list = Some(iota);
-    } else {
-        list.replica_groups = c
-            .int_lists()?
-            .into_iter()
-            .map(|ids| {
-                let mut g = ReplicaGroup::default();
-                g.replica_ids = ids;
-                g
-            })
-            .collect();
+        // Where XLA writes them, and where jaxlib 0.10.2 reads them.
+        p.iota_collective_device_list = Some(iota);
+        return Ok(());
     }
+    let mut list = CollectiveDeviceListProto::default();
+    list.replica_groups = c
+        .int_lists()?
+        .into_iter()
+        .map(|ids| {
+            let mut g = ReplicaGroup::default();
+            g.replica_ids = ids;
+            g
+        })
+        .collect();
     p.collective_device_list = Some(list);
     Ok(())
 }
 
-fn parse_shape_list(v: &str) -> PResult<Vec<Shape>> {
-    // `{f32[2]{0}, s32[]}`: parse through the text parser of a tiny module.
-    let inner = v
-        .strip_prefix('{')
-        .and_then(|s| s.strip_suffix('}'))
-        .ok_or("expects {...}")?;
-    let text = format!("HloModule m, entry_computation_layout={{({inner})->()}}\nENTRY e {{\n  ROOT t = () tuple()\n}}\n");
-    let m = crate::text::parse_module(&text, "operand_layout_constraints")
-        .map_err(|e| e.to_string())?;
+/// Shapes separated by commas (`f32[2]{0}, (s32[], pred[])`).
+fn parse_shapes(list: &str) -> PResult<Vec<Shape>> {
+    // Parsed as the parameters of a tiny module's entry layout.
+    let text = format!("HloModule m, entry_computation_layout={{({list})->()}}\nENTRY e {{\n  ROOT t = () tuple()\n}}\n");
+    let m = crate::text::parse_module(&text, "shapes").map_err(|e| e.to_string())?;
     Ok(m.entry_computation_layout()
         .map(|p| p.parameters.clone())
         .unwrap_or_default())
