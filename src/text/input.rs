@@ -15,17 +15,16 @@ const CHUNK: usize = 1 << 20;
 
 /// Where the parser's text comes from.
 pub(super) trait Source {
-    /// The bytes read and not consumed yet.
+    /// The bytes read and not taken yet.
     fn available(&self) -> &[u8];
     /// Reads more (nothing at the end of the input).
     fn fill(&mut self) -> io::Result<()>;
     /// Whether everything has been read.
     fn at_end(&self) -> bool;
-    /// Drops the first `n` available bytes.
-    fn consume(&mut self, n: usize);
-    /// The first `n` available bytes as text; `Err(i)`: byte `i` of them
+    /// Takes the first `n` available bytes (`n` at a line's end or at the
+    /// end) into `window`, replacing its text. `Err(i)`: byte `i` of them
     /// is not UTF-8.
-    fn text(&self, n: usize) -> Result<&str, usize>;
+    fn take(&mut self, n: usize, window: &mut String) -> Result<(), usize>;
 }
 
 /// Text already in memory.
@@ -52,14 +51,16 @@ impl Source for TextSource<'_> {
         true
     }
 
-    fn consume(&mut self, n: usize) {
-        self.rest = self.rest.get(n..).unwrap_or_default();
-    }
-
-    /// Already UTF-8: only `n` needs to fall on a character boundary,
-    /// which a window's end (after a newline, or the end) does.
-    fn text(&self, n: usize) -> Result<&str, usize> {
-        self.rest.get(..n).ok_or(0)
+    /// Already UTF-8: `n` only needs to fall on a character boundary.
+    fn take(&mut self, n: usize, window: &mut String) -> Result<(), usize> {
+        let (text, rest) = match self.rest.split_at_checked(n) {
+            Some(parts) => parts,
+            None => return Err(0),
+        };
+        window.clear();
+        window.push_str(text);
+        self.rest = rest;
+        Ok(())
     }
 }
 
@@ -67,7 +68,7 @@ impl Source for TextSource<'_> {
 pub(super) struct ReaderSource<R> {
     reader: R,
     buf: Vec<u8>,
-    /// Where the unconsumed bytes start in `buf`.
+    /// Where the bytes not taken yet start in `buf`.
     start: usize,
     end: bool,
 }
@@ -89,7 +90,7 @@ impl<R: BufRead> Source for ReaderSource<R> {
     }
 
     fn fill(&mut self) -> io::Result<()> {
-        // Consumed windows are dropped only now, so each byte moves once.
+        // Windows taken leave the buffer only now, so each byte moves once.
         if self.start > 0 {
             self.buf.drain(..self.start);
             self.start = 0;
@@ -116,13 +117,23 @@ impl<R: BufRead> Source for ReaderSource<R> {
         self.end
     }
 
-    fn consume(&mut self, n: usize) {
-        self.start = (self.start + n).min(self.buf.len());
-    }
-
-    fn text(&self, n: usize) -> Result<&str, usize> {
-        let bytes = self.available();
-        std::str::from_utf8(bytes.get(..n).unwrap_or(bytes)).map_err(|e| e.valid_up_to())
+    fn take(&mut self, n: usize, window: &mut String) -> Result<(), usize> {
+        let n = n.min(self.buf.len() - self.start);
+        if self.start == 0 && self.buf.len() - n < n {
+            // A window longer than what was read after it (a large
+            // computation) moves out of the buffer rather than being
+            // copied: its text is never in memory twice.
+            let rest = self.buf.split_off(n);
+            let bytes = std::mem::replace(&mut self.buf, rest);
+            *window = String::from_utf8(bytes).map_err(|e| e.utf8_error().valid_up_to())?;
+            return Ok(());
+        }
+        let bytes = &self.buf[self.start..self.start + n];
+        let text = std::str::from_utf8(bytes).map_err(|e| e.valid_up_to())?;
+        window.clear();
+        window.push_str(text);
+        self.start += n;
+        Ok(())
     }
 }
 

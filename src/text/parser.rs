@@ -71,7 +71,8 @@ fn parse_windows(mut input: impl Source, file: &str) -> Result<Module, ReadError
     let mut st = ModuleState::default();
     let mut end = TextEnd::default();
     // The window's text, shared by the strings made from it until the
-    // window is done; then reused for the next one.
+    // window is done; then its buffer is reused (`make_mut` copies only if
+    // a string still pointed into it, which none does).
     let mut window = Arc::new(String::new());
     let mut at = Position::default();
     loop {
@@ -86,7 +87,11 @@ fn parse_windows(mut input: impl Source, file: &str) -> Result<Module, ReadError
             }
         };
         let last = input.at_end() && len == input.available().len();
-        load_window(&mut window, &input, len, at.offset)?;
+        input
+            .take(len, Arc::make_mut(&mut window))
+            .map_err(|i| ReadError::NotUtf8 {
+                offset: at.offset + i,
+            })?;
         end.update(window.as_bytes());
         let checkpoint = st.checkpoint();
         let module = match parse_window(&mut st, &window, file, at, last.then(|| end.blank_line()))
@@ -96,46 +101,28 @@ fn parse_windows(mut input: impl Source, file: &str) -> Result<Module, ReadError
             Err(_) => {
                 // Cut inside a computation (a line starting with `}` in a
                 // multi-line literal, say), or a real error: either way the
-                // rest of the input, as one window, tells.
+                // rest of the input, as one window with this one, tells.
                 st.rollback(checkpoint, at.offset);
                 while !input.at_end() {
                     input.fill()?;
                 }
-                let cut = len;
-                let len = input.available().len();
-                load_window(&mut window, &input, len, at.offset)?;
-                end.update(window.as_bytes().get(cut..).unwrap_or_default());
+                let mut rest = String::new();
+                input
+                    .take(input.available().len(), &mut rest)
+                    .map_err(|i| ReadError::NotUtf8 {
+                        offset: at.offset + len + i,
+                    })?;
+                end.update(rest.as_bytes());
+                Arc::make_mut(&mut window).push_str(&rest);
                 parse_window(&mut st, &window, file, at, Some(end.blank_line()))?
             }
         };
         if let Some(module) = module {
             return Ok(module);
         }
-        at.line += memchr::memchr_iter(b'\n', window.as_bytes()).count();
+        at.line += st.lines.newlines.len();
         at.offset += len;
-        input.consume(len);
     }
-}
-
-/// Copies the first `len` available bytes into the window's buffer (which
-/// no string of the module points into any more).
-fn load_window(
-    window: &mut Arc<String>,
-    input: &impl Source,
-    len: usize,
-    offset: usize,
-) -> Result<(), ReadError> {
-    let text = input
-        .text(len)
-        .map_err(|i| ReadError::NotUtf8 { offset: offset + i })?;
-    match Arc::get_mut(window) {
-        Some(w) => {
-            w.clear();
-            w.push_str(text);
-        }
-        None => *window = Arc::new(text.to_string()),
-    }
-    Ok(())
 }
 
 /// Parses one window: the header if it is the first, then computations;
@@ -150,6 +137,7 @@ fn parse_window(
 ) -> Result<Option<Module>, ParseError> {
     let mut p = Parser::new(window, Arc::clone(window), file, at);
     p.st = std::mem::take(st);
+    p.st.lines.index(window);
     let r = p.window(last);
     *st = std::mem::take(&mut p.st);
     r.map_err(|e| *e)
@@ -187,6 +175,8 @@ struct ModuleState {
     async_callees: FxMap<CompId, usize>,
     /// Each distinct attribute text kept as written, once.
     texts: FxSet<SharedStr>,
+    /// The window's newlines.
+    lines: LineIndex,
     /// The strings a computation keeps, gathered (reused buffers).
     strings: String,
     fixups: Vec<Fixup>,
@@ -215,6 +205,7 @@ impl Default for ModuleState {
             unnamed: Vec::new(),
             async_callees: FxMap::default(),
             texts: FxSet::default(),
+            lines: LineIndex::default(),
             strings: String::new(),
             fixups: Vec::new(),
             has_header: false,
@@ -287,34 +278,73 @@ struct Fixup {
     end: u32,
 }
 
-/// Line and column of positions in a window, counted on from the last one
-/// asked for (the parser asks in increasing order).
+/// The newlines of the window, to tell lines and columns of positions in
+/// it and the lines of a computation's body.
 #[derive(Default)]
-struct LineCursor {
-    pos: usize,
-    /// Lines before `pos` in the window.
-    line: usize,
-    line_start: usize,
-    /// Characters from `line_start` to `pos`.
-    column: usize,
+struct LineIndex {
+    /// Offsets of the window's newlines.
+    newlines: Vec<usize>,
+    /// How many of them come before the last position asked about (the
+    /// parser asks in increasing order).
+    next: usize,
+    /// The last search for a body's end: from newline `.0`, the first
+    /// newline a `}` follows is newline `.1` (or none: the count).
+    body_end: Option<(usize, usize)>,
 }
 
-impl LineCursor {
-    fn seek(&mut self, text: &str, to: usize) {
-        if to < self.pos {
-            *self = LineCursor::default();
-        }
-        let chars = |a: usize, b: usize| text.get(a..b).map_or(0, |s| s.chars().count());
-        let gap = text.as_bytes().get(self.pos..to).unwrap_or_default();
-        match memchr::memrchr(b'\n', gap) {
-            Some(i) => {
-                self.line += memchr::memchr_iter(b'\n', gap).count();
-                self.line_start = self.pos + i + 1;
-                self.column = chars(self.line_start, to);
+impl LineIndex {
+    fn index(&mut self, text: &str) {
+        self.newlines.clear();
+        self.newlines
+            .extend(memchr::memchr_iter(b'\n', text.as_bytes()));
+        self.next = 0;
+        self.body_end = None;
+    }
+
+    /// The first newline from newline `from` on that a `}` follows (the
+    /// end of a computation's body), or the count; searched once per
+    /// stretch of lines, however many bodies start in it.
+    fn body_end(&mut self, b: &[u8], from: usize) -> usize {
+        match self.body_end {
+            Some((start, end)) if start <= from && from <= end => end,
+            _ => {
+                let rest = self.newlines.get(from..).unwrap_or_default();
+                let end = from
+                    + rest
+                        .iter()
+                        .position(|&n| b.get(n + 1) == Some(&b'}'))
+                        .unwrap_or(rest.len());
+                self.body_end = Some((from, end));
+                end
             }
-            None => self.column += chars(self.pos, to),
         }
-        self.pos = to;
+    }
+
+    /// Lines before `pos` (its line, from 0).
+    fn line(&mut self, pos: usize) -> usize {
+        if self.next > 0 && self.newlines.get(self.next - 1) >= Some(&pos) {
+            self.next = self.newlines.partition_point(|&n| n < pos);
+        }
+        while self.newlines.get(self.next).is_some_and(|&n| n < pos) {
+            self.next += 1;
+        }
+        self.next
+    }
+
+    /// Where line `line` (from 0) starts.
+    fn line_start(&self, line: usize) -> usize {
+        match line {
+            0 => 0,
+            _ => self.newlines.get(line - 1).map_or(0, |&n| n + 1),
+        }
+    }
+
+    /// Line and column (in characters), from 0, of `pos` in `text`.
+    fn line_column(&mut self, text: &str, pos: usize) -> (usize, usize) {
+        let line = self.line(pos);
+        let start = self.line_start(line);
+        let column = text.get(start..pos).map_or(0, |s| s.chars().count());
+        (line, column)
     }
 }
 
@@ -329,7 +359,6 @@ struct Parser<'a> {
     file: &'a str,
     /// Where the window starts in the whole text.
     at: Position,
-    lines: LineCursor,
     depth: usize,
     /// How many nested instructions enclose the one being parsed.
     instruction_nesting: usize,
@@ -372,7 +401,6 @@ impl<'a> Parser<'a> {
             pos: 0,
             file,
             at,
-            lines: LineCursor::default(),
             depth: 0,
             instruction_nesting: 0,
             all_names: FxMap::default(),
@@ -1237,19 +1265,35 @@ impl<'a> Parser<'a> {
 
     /// Where the computation defined at `pos` is, kept past its window.
     fn definition(&mut self, pos: usize) -> Definition {
-        self.lines.seek(self.text, pos);
-        let start = self.lines.line_start;
+        let (line, column) = self.st.lines.line_column(self.text, pos);
+        let start = self.st.lines.line_start(line);
         let rest = self.text.get(start..).unwrap_or_default();
-        let line = rest.split('\n').next().unwrap_or_default();
-        let source_line = match line.char_indices().nth(QUOTED_LINE_CHARS) {
-            Some((cut, _)) => format!("{}...", &line[..cut]),
-            None => line.to_string(),
+        let text = rest.split('\n').next().unwrap_or_default();
+        let source_line = match text.char_indices().nth(QUOTED_LINE_CHARS) {
+            Some((cut, _)) => format!("{}...", &text[..cut]),
+            None => text.to_string(),
         };
         Definition {
             offset: self.at.offset + pos,
-            line: self.at.line + self.lines.line + 1,
-            column: self.lines.column + 1,
+            line: self.at.line + line + 1,
+            column: column + 1,
             source_line,
+        }
+    }
+
+    /// How many instructions to make room for in the computation whose
+    /// body starts at `pos`: XLA writes one a line, so its lines up to one
+    /// that starts with `}` (a line's length varies tenfold). Not for lines
+    /// too short to hold one, nor past a bound (the arena grows if need
+    /// be); few when the body does not end on a line of its own.
+    fn body_capacity(&mut self, pos: usize) -> usize {
+        let first = self.st.lines.line(pos);
+        let end = self.st.lines.body_end(self.b, first);
+        match self.st.lines.newlines.get(end) {
+            Some(&close) => (end - first + 1)
+                .min(close.saturating_sub(pos) / 8 + 1)
+                .min(1 << 16),
+            None => 16,
         }
     }
 
@@ -1307,15 +1351,10 @@ impl<'a> Parser<'a> {
             signature = Some((params, self.shape()?, rpos));
         }
         self.expect(b'{', "to start a computation")?;
-        // Size the arena and the names from the body's lines: XLA writes
-        // one instruction a line (a line's length varies tenfold). Capped:
-        // a body on one line runs to the window's end.
-        let rest = self.b.get(self.pos..).unwrap_or_default();
-        let body = memchr::memmem::find(rest, b"\n}").map_or(rest, |n| &rest[..n]);
-        let lines = (memchr::memchr_iter(b'\n', body).count() + 1).min(1 << 16);
-        self.all_names.reserve(lines);
+        let capacity = self.body_capacity(self.pos);
+        self.all_names.reserve(capacity);
         let mut scope = Scope {
-            comp: Computation::with_capacity(name, lines),
+            comp: Computation::with_capacity(name, capacity),
             id,
             compact_gtes: FxMap::default(),
             root: None,
@@ -1430,10 +1469,10 @@ impl<'a> Parser<'a> {
         for (id, instr) in comp.slots_mut() {
             let mut pos = SourcePos { line: 0, column: 0 };
             if let Some(offset) = instr.name.offset_in(&window) {
-                self.lines.seek(self.text, offset);
+                let (line, column) = self.st.lines.line_column(self.text, offset);
                 pos = SourcePos {
-                    line: u32::try_from(self.at.line + self.lines.line + 1).unwrap_or(0),
-                    column: u32::try_from(self.lines.column + 1).unwrap_or(0),
+                    line: u32::try_from(self.at.line + line + 1).unwrap_or(0),
+                    column: u32::try_from(column + 1).unwrap_or(0),
                 };
                 let (start, end) = push(&mut buf, &instr.name);
                 fixups.push(Fixup {
