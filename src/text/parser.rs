@@ -7,7 +7,7 @@
 //! input's nesting without a depth limit.
 //!
 //! The text is read a window of whole computations at a time (see
-//! [`super::input`]) and no string of the module points into it once its
+//! `src/text/input.rs`) and no string of the module points into it once its
 //! window is done: names are copied into one buffer per computation, and
 //! attribute texts kept as written into one set of distinct texts (a large
 //! module repeats a few hundred `metadata` texts a million times). So a
@@ -49,7 +49,7 @@ const QUOTED_LINE_CHARS: usize = 160;
 pub fn parse_module(text: &str, file: &str) -> Result<Module, ParseError> {
     parse_windows(TextSource::new(text), file).map_err(|e| match e {
         ReadError::Parse(e) => e,
-        // Text in memory has neither: kept an error all the same.
+        // Text in memory is UTF-8 and read without I/O: neither happens.
         other => ParseError::at(file, "", 0, other.to_string()),
     })
 }
@@ -66,7 +66,7 @@ pub fn parse_module_from_reader(reader: impl BufRead, file: &str) -> Result<Modu
     parse_windows(ReaderSource::new(reader), file)
 }
 
-/// Reads the source a window at a time (see [`super::input`]).
+/// Reads the source a window at a time (see `src/text/input.rs`).
 fn parse_windows(mut input: impl Source, file: &str) -> Result<Module, ReadError> {
     let mut st = ModuleState::default();
     let mut end = TextEnd::default();
@@ -363,8 +363,9 @@ struct Parser<'a> {
     /// How many nested instructions enclose the one being parsed.
     instruction_nesting: usize,
     /// Names of the instructions of the computation being parsed. Kept
-    /// per computation (cleared, not reallocated) so it stays in cache;
-    /// names unique across the module is the verifier's check.
+    /// per computation (cleared, its room kept for the window's next one)
+    /// so it stays in cache; names unique across the module is the
+    /// verifier's check.
     all_names: FxMap<&'a str, (CompId, InstrId)>,
 }
 
