@@ -127,8 +127,13 @@ pub fn located_error(
     }
 }
 
-/// Line `n` (from 1) of a file, without its newline.
+/// Line `n` (from 1) of a regular file (a FIFO read once is not there
+/// any more, and opening it again would wait for a writer), without its
+/// newline.
 fn read_line(path: &Path, n: usize) -> Option<String> {
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let mut reader = BufReader::new(File::open(path).ok()?);
     let mut line = Vec::new();
     for _ in 0..n {
