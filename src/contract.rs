@@ -38,7 +38,9 @@
 //! - TopK and softmax calls whose element type the passes do not legalize
 //!   (an s32 TopK, an f64 softmax) are valid; see [`topk`].
 
-use crate::ir::{ApiVersion, Computation, Instruction, Module, Opcode, PrimitiveType, Shape};
+use crate::ir::{
+    ApiVersion, Computation, InstrId, Instruction, Module, Opcode, PrimitiveType, Shape, SourcePos,
+};
 use crate::passes::build::decimal_config;
 use serde_json::Value;
 use std::fmt;
@@ -116,9 +118,8 @@ pub struct Violation {
     pub cause: String,
     /// What to change.
     pub resolution: String,
-    /// Byte offset of the instruction's name in the module's source text,
-    /// when the module was parsed.
-    pub offset: Option<usize>,
+    /// Where the instruction was read, when the module was parsed.
+    pub pos: Option<SourcePos>,
 }
 
 impl Violation {
@@ -161,7 +162,7 @@ const QMX_CONFIG_RESOLUTION: &str = "Ensure the backend_config is valid JSON wit
 pub fn check(module: &Module) -> Vec<Violation> {
     let mut out = Vec::new();
     for (_, comp) in module.computations() {
-        for (_, instr) in comp.instructions() {
+        for (id, instr) in comp.instructions() {
             if instr.opcode != Opcode::CustomCall {
                 continue;
             }
@@ -169,8 +170,8 @@ pub fn check(module: &Module) -> Vec<Violation> {
                 continue;
             };
             let mut site = Site {
-                module,
                 comp,
+                id,
                 instr,
                 target,
                 out: &mut out,
@@ -190,8 +191,8 @@ pub fn check(module: &Module) -> Vec<Violation> {
 
 /// The instruction being checked, and where violations go.
 struct Site<'a> {
-    module: &'a Module,
     comp: &'a Computation,
+    id: InstrId,
     instr: &'a Instruction,
     target: &'a str,
     out: &'a mut Vec<Violation>,
@@ -207,10 +208,7 @@ impl<'a> Site<'a> {
             target: self.target.to_string(),
             cause: cause.into(),
             resolution: resolution.into(),
-            offset: self
-                .module
-                .source()
-                .and_then(|source| name.offset_in(source)),
+            pos: self.comp.source_pos(self.id),
         });
     }
 

@@ -5,8 +5,9 @@ use hlo_opt::ir::verify::verify;
 use hlo_opt::ir::PrintOptions;
 use hlo_opt::output::write_atomically;
 use hlo_opt::passes::{self, Pipeline, Scope};
-use hlo_opt::text::{parse_module_owned, write_module, ParseError};
-use std::io::{Read, Write};
+use hlo_opt::text::error::located_error;
+use hlo_opt::text::{parse_module_from_reader, parse_module_owned, write_module, ReadError};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -112,15 +113,10 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     let input = cli.input.as_deref().expect("clap requires INPUT here");
     let (mut module, file_name) = read_module_input(input, cli.input_format.as_deref())?;
-    verify(&module).map_err(|e| {
-        let message = format!("invalid module: {e}");
-        match (e.offset, module.source()) {
-            (Some(offset), Some(source)) => {
-                ParseError::at(&file_name, source, offset, message).to_string()
-            }
-            _ => format!("{file_name}: error: {message}"),
-        }
-    })?;
+    // Errors in the module point at its lines, read again from the file.
+    let path = (input != "-").then(|| Path::new(input));
+    verify(&module)
+        .map_err(|e| located_error(&file_name, path, e.pos, &format!("invalid module: {e}")))?;
     let mut pipeline = match cli.passes.as_deref() {
         None => Pipeline::default_pipeline(),
         Some(list) => {
@@ -138,7 +134,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     // The checks guard the passes; a pure round trip (`--passes ''`), a
     // format conversion, needs none.
     if !cli.no_contract_checks && !pipeline.pass_names().is_empty() {
-        check_contract(&module, &file_name)?;
+        check_contract(&module, &file_name, path)?;
     }
     let runs = if cli.check_numerics {
         hlo_opt::interp::check::run_pipeline_checked(&mut module, &pipeline, cli.check_seed)
@@ -189,7 +185,11 @@ fn run(cli: &Cli) -> Result<(), String> {
 
 /// The contract checks (`hlo_opt::contract`): every violation, each
 /// pointing at its instruction's line, with its resolution.
-fn check_contract(module: &hlo_opt::ir::Module, file_name: &str) -> Result<(), String> {
+fn check_contract(
+    module: &hlo_opt::ir::Module,
+    file_name: &str,
+    path: Option<&Path>,
+) -> Result<(), String> {
     let violations = hlo_opt::contract::check(module);
     if violations.is_empty() {
         return Ok(());
@@ -197,13 +197,7 @@ fn check_contract(module: &hlo_opt::ir::Module, file_name: &str) -> Result<(), S
     let mut out = String::new();
     for v in &violations {
         let message = format!("contract violation {}", v.headline());
-        let located = match (v.offset, module.source()) {
-            (Some(offset), Some(source)) => {
-                ParseError::at(file_name, source, offset, message).to_string()
-            }
-            _ => format!("{file_name}: error: {message}"),
-        };
-        out.push_str(&located);
+        out.push_str(&located_error(file_name, path, v.pos, &message));
         out.push_str(&format!("\n  resolution: {}\n", v.resolution));
     }
     out.push_str(&format!(
@@ -225,24 +219,45 @@ fn list_passes() -> String {
     s
 }
 
+/// Bytes read from the input at a time.
+const CHUNK: usize = 1 << 20;
+
 /// Reads the input as HLO text or as a binary proto (`--input-format`,
 /// else a `.pb` extension, else the content: neuronx-distributed names its
-/// binary protos `.hlo`).
+/// binary protos `.hlo`). Text is parsed as it is read, never held whole.
 fn read_module_input(
     input: &str,
     format: Option<&str>,
 ) -> Result<(hlo_opt::ir::Module, String), String> {
-    let bytes = if input == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut b)
-            .map_err(|e| format!("<stdin>: error: {e}"))?;
-        b
-    } else {
-        std::fs::read(input).map_err(|e| format!("{input}: error: {e}"))?
-    };
     let file_name = if input == "-" { "<stdin>" } else { input }.to_string();
+    let read_error = |e: std::io::Error| format!("{file_name}: error: {e}");
+    let mut reader: Box<dyn BufRead> = if input == "-" {
+        Box::new(BufReader::with_capacity(CHUNK, std::io::stdin().lock()))
+    } else {
+        let file = std::fs::File::open(input).map_err(read_error)?;
+        Box::new(BufReader::with_capacity(CHUNK, file))
+    };
     let ext = Path::new(input).extension().and_then(|e| e.to_str());
+    let streamed = match (format, ext) {
+        (Some(f), _) => f == "text",
+        (None, Some("pb")) => false,
+        _ => hlo_opt::proto::head_looks_like_text(reader.fill_buf().map_err(read_error)?),
+    };
+    let not_utf8 = |offset: usize| {
+        format!(
+            "{file_name}: error: not UTF-8 text (byte {offset}); for a binary proto use --input-format proto"
+        )
+    };
+    if streamed {
+        let module = parse_module_from_reader(reader, &file_name).map_err(|e| match e {
+            ReadError::Parse(e) => e.to_string(),
+            ReadError::NotUtf8 { offset } => not_utf8(offset),
+            ReadError::Io(e) => read_error(e),
+        })?;
+        return Ok((module, file_name));
+    }
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(read_error)?;
     let is_proto = match (format, ext) {
         (Some(f), _) => f == "proto",
         (None, Some("pb")) => true,
@@ -253,12 +268,7 @@ fn read_module_input(
             hlo_opt::proto::read_module(&bytes).map_err(|e| format!("{file_name}: error: {e}"))?;
         return Ok((module, file_name));
     }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{file_name}: error: not UTF-8 text (byte {}); for a binary proto use --input-format proto",
-            e.utf8_error().valid_up_to()
-        )
-    })?;
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error().valid_up_to()))?;
     let module = parse_module_owned(text, &file_name).map_err(|e| e.to_string())?;
     Ok((module, file_name))
 }

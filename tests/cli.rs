@@ -229,6 +229,61 @@ fn the_hand_edited_neuron_fixture_is_rejected() {
 }
 
 #[test]
+fn an_invalid_module_on_stdin_is_located_without_its_line() {
+    // Standard input is not kept (nor can it be read again): the error
+    // gives line and column only.
+    let text = read(&data("neuron/dummy_hlo_nki_kernel.txt"));
+    let mut child = hlo_opt()
+        .args(["--passes", "", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err.trim_end(),
+        "hlo-opt: <stdin>:17:4: error: invalid module: in computation AddComputation.14, instruction call.606: instruction name call.606 is not unique in the module"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn an_invalid_module_from_a_fifo_is_located_without_waiting_for_it_again() {
+    // A FIFO cannot be read twice (opening it again would wait for a
+    // writer): line and column only, as for standard input.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        let text = read(&data("neuron/dummy_hlo_nki_kernel.txt"));
+        std::thread::spawn(move || std::fs::write(fifo, text).unwrap())
+    };
+    let out = hlo_opt()
+        .args(["--passes", ""])
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    writer.join().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.trim_end().ends_with(":17:4: error: invalid module: in computation AddComputation.14, instruction call.606: instruction name call.606 is not unique in the module"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_missing_input_file_is_an_error() {
     let out = hlo_opt().arg("/nonexistent/x.hlo").output().unwrap();
     assert!(!out.status.success());

@@ -32,7 +32,7 @@ fn assert_reports(text: &str, codes: &[&str]) {
         assert_eq!(v.instruction, "c", "{v}");
         assert_eq!(v.computation, "main", "{v}");
         assert!(!v.cause.is_empty() && !v.resolution.is_empty(), "{v}");
-        assert!(v.offset.is_some(), "{v}");
+        assert!(v.pos.is_some(), "{v}");
     }
 }
 
@@ -143,8 +143,13 @@ fn every_violation_is_reported_in_every_computation() {
         vs[0].to_string(),
         "HOC027 AwsNeuronSoftmax in computation body, instruction s: axis 2 is not a dimension of the rank-2 result; resolution: set backend_config to an axis in [0, 2) (negative axes are not accepted)"
     );
-    // The offset is the instruction name's place in the source.
-    assert!(text[vs[0].offset.unwrap()..].starts_with("s = f32"));
+    // The position is the instruction name's place in the source.
+    let pos = vs[0].pos.unwrap();
+    let line = text.lines().nth(pos.line as usize - 1).unwrap();
+    assert!(
+        line[pos.column as usize - 1..].starts_with("s = f32"),
+        "{line}"
+    );
 }
 
 #[test]

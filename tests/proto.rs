@@ -612,3 +612,29 @@ fn async_sugar_is_written_as_an_async_computation() {
 fn xla_parser_short_text_proto_text_is_the_identity() {
     check_text_proto_text("xla_parser/short", |n| n.ends_with(".hlo"));
 }
+
+/// The command line parses text as it reads it when the first bytes read
+/// tell text: they must never tell text for a proto, and always for text.
+#[test]
+fn the_first_bytes_tell_text_from_a_proto() {
+    let mut protos = files("corpus", |n| n.ends_with(".pb"));
+    protos.extend(files("neuron", |n| n.ends_with(".txt.hlo")));
+    assert!(protos.len() > 10, "{} protos", protos.len());
+    for p in &protos {
+        let bytes = std::fs::read(p).unwrap();
+        for head in [64, 4096, bytes.len()] {
+            let head = &bytes[..head.min(bytes.len())];
+            assert!(!proto::head_looks_like_text(head), "{}", p.display());
+        }
+    }
+    let mut texts = files("corpus", |n| n.ends_with(".hlo"));
+    texts.extend(files("neuron", |n| n.ends_with(".txt")));
+    for p in &texts {
+        let bytes = std::fs::read(p).unwrap();
+        assert!(
+            proto::head_looks_like_text(&bytes[..64.min(bytes.len())]),
+            "{}",
+            p.display()
+        );
+    }
+}

@@ -7,10 +7,11 @@ use super::npy::{read_inputs, read_outputs, write_npz};
 use super::{evaluate, random::random_inputs};
 use crate::ir::verify::verify;
 use crate::passes::{Pipeline, Scope};
-use crate::text::{parse_module_owned, ParseError};
+use crate::text::error::located_error;
+use crate::text::parse_module_from_reader;
 use clap::Parser;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -81,22 +82,25 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 }
 
 fn run(cli: &EvalCli) -> Result<ExitCode, String> {
-    let (text, file) = if cli.input == "-" {
-        let mut t = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
-            .map_err(|e| format!("<stdin>: {e}"))?;
-        (t, "<stdin>".to_string())
+    let (read, file, path) = if cli.input == "-" {
+        let stdin = std::io::stdin().lock();
+        (parse_module_from_reader(stdin, "<stdin>"), "<stdin>", None)
     } else {
-        let t = std::fs::read_to_string(&cli.input).map_err(|e| format!("{}: {e}", cli.input))?;
-        (t, cli.input.clone())
+        let f = std::fs::File::open(&cli.input).map_err(|e| format!("{}: {e}", cli.input))?;
+        let reader = std::io::BufReader::with_capacity(1 << 20, f);
+        let path = Some(Path::new(&cli.input));
+        (
+            parse_module_from_reader(reader, &cli.input),
+            &*cli.input,
+            path,
+        )
     };
-    let mut module = parse_module_owned(text, &file).map_err(|e| e.to_string())?;
-    verify(&module).map_err(|e| match (e.offset, module.source()) {
-        (Some(o), Some(src)) => {
-            ParseError::at(&file, src, o, format!("invalid module: {e}")).to_string()
-        }
-        _ => format!("{file}: invalid module: {e}"),
+    let mut module = read.map_err(|e| match e {
+        crate::text::ReadError::Parse(e) => e.to_string(),
+        e => format!("{file}: {e}"),
     })?;
+    verify(&module)
+        .map_err(|e| located_error(file, path, e.pos, &format!("invalid module: {e}")))?;
     if let Some(list) = &cli.passes {
         let mut p = if list == "default" {
             Pipeline::default_pipeline()

@@ -11,6 +11,14 @@
 use super::instruction::Instruction;
 use super::InstrId;
 
+/// Where an instruction was read: the line and column (in characters,
+/// both from 1) of its name in the text it was parsed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SourcePos {
+    pub line: u32,
+    pub column: u32,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Computation {
     pub name: Box<str>,
@@ -44,6 +52,9 @@ pub struct Computation {
     /// For a computation read from a binary proto: its position among the
     /// proto's computations.
     pub proto_position: Option<usize>,
+    /// For a computation read from text: where each instruction was read,
+    /// by [`InstrId`] index (line 0: not read, or no name of its own).
+    source_positions: Box<[SourcePos]>,
 }
 
 impl Computation {
@@ -105,6 +116,33 @@ impl Computation {
         Some(order)
     }
 
+    /// Where instruction `id` was read, if it was read from text with a
+    /// name of its own.
+    pub fn source_pos(&self, id: InstrId) -> Option<SourcePos> {
+        self.source_positions
+            .get(id.index())
+            .copied()
+            .filter(|p| p.line > 0)
+    }
+
+    /// Sets where the instructions were read, by [`InstrId`] index.
+    pub(crate) fn set_source_positions(&mut self, positions: Box<[SourcePos]>) {
+        self.source_positions = positions;
+    }
+
+    /// How many ids have been given out (removed instructions included).
+    pub(crate) fn slot_count(&self) -> usize {
+        self.instrs.len()
+    }
+
+    /// Every live instruction with its id, in id order.
+    pub(crate) fn slots_mut(&mut self) -> impl Iterator<Item = (InstrId, &mut Instruction)> + '_ {
+        self.instrs
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, x)| Some((InstrId::new(i), x.as_mut()?)))
+    }
+
     /// The proto `stack_frame_id` instruction `id` was read with, if kept.
     pub fn proto_frame_id(&self, id: InstrId) -> Option<i32> {
         self.proto_frame_ids.as_ref()?.get(id.index()).copied()
@@ -161,6 +199,10 @@ impl Computation {
 
     pub fn get(&self, id: InstrId) -> Option<&Instruction> {
         self.instrs.get(id.index())?.as_ref()
+    }
+
+    pub(crate) fn get_mut(&mut self, id: InstrId) -> Option<&mut Instruction> {
+        self.instrs.get_mut(id.index())?.as_mut()
     }
 
     pub fn is_live(&self, id: InstrId) -> bool {

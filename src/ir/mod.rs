@@ -19,7 +19,7 @@ pub mod shared_str;
 pub mod types;
 pub mod verify;
 
-pub use computation::Computation;
+pub use computation::{Computation, SourcePos};
 pub use instruction::{
     ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType, Instruction, Payload,
 };

@@ -31,9 +31,6 @@ pub struct Module {
     pub proto_frames: Option<Arc<ProtoFrames>>,
     /// How the module was written; the printer's default.
     pub style: PrintOptions,
-    /// The text the module was parsed from; its names and attribute texts
-    /// are slices of it, which lets errors point at their line.
-    pub(crate) source: Option<Arc<String>>,
     /// Built on first use from every name in the module, so that reading
     /// and printing a module never pays for it.
     names: Option<NameUniquer>,
@@ -221,7 +218,6 @@ impl Module {
             proto_extras: None,
             proto_frames: None,
             style: PrintOptions::default_form(),
-            source: None,
             names: None,
         }
     }
@@ -284,6 +280,21 @@ impl Module {
         CompId::new(self.comps.len() - 1)
     }
 
+    /// How many computations have been defined (for [`Self::undefine_since`]).
+    pub(crate) fn defined_count(&self) -> usize {
+        self.comp_order.len()
+    }
+
+    /// Takes back the computations defined after the first `n` (the parser
+    /// reads a part of its input again); their slots stay reserved.
+    pub(crate) fn undefine_since(&mut self, n: usize) {
+        for id in self.comp_order.drain(n.min(self.comp_order.len())..) {
+            if let Some(slot) = self.comps.get_mut(id.index()) {
+                *slot = None;
+            }
+        }
+    }
+
     /// Fills a reserved slot and puts it last in print order.
     pub(crate) fn define_computation(&mut self, id: CompId, comp: Computation) {
         self.comps[id.index()] = Some(comp);
@@ -302,11 +313,6 @@ impl Module {
             .unwrap_or(self.comp_order.len());
         self.comp_order.insert(at, id);
         id
-    }
-
-    /// The text the module was parsed from, if any.
-    pub fn source(&self) -> Option<&Arc<String>> {
-        self.source.as_ref()
     }
 
     /// The module's name uniquer, built from every name in it on first use.

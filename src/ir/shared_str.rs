@@ -1,15 +1,19 @@
 //! `SharedStr`: a string that is a slice of a shared buffer.
 //!
-//! The parser keeps the module's source text alive in one `Arc<String>`
-//! and hands out names and attribute texts as slices of it, so reading a
-//! module copies no strings and allocates nothing per name. A string made
+//! The parser keeps the names of each computation in one buffer and each
+//! distinct attribute text once per module, and hands them out as slices,
+//! so a million names cost one allocation per computation. A string made
 //! later (by a pass) gets a buffer of its own. Either way it derefs to
 //! `&str` and is 16 bytes.
 
+use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
+
+/// The buffer of every empty string, so that making one allocates nothing.
+static EMPTY: LazyLock<Arc<String>> = LazyLock::new(|| Arc::new(String::new()));
 
 #[derive(Clone)]
 pub struct SharedStr {
@@ -73,7 +77,19 @@ impl From<Box<str>> for SharedStr {
 
 impl Default for SharedStr {
     fn default() -> SharedStr {
-        SharedStr::from(String::new())
+        SharedStr {
+            buf: Arc::clone(&EMPTY),
+            start: 0,
+            len: 0,
+        }
+    }
+}
+
+/// Lets a set of `SharedStr` be searched by `&str` (the hash is the
+/// `str`'s, see `Hash` below).
+impl Borrow<str> for SharedStr {
+    fn borrow(&self) -> &str {
+        self.as_str()
     }
 }
 

@@ -5,19 +5,19 @@
 //! and the shapes of the common ops.
 
 use super::instruction::AttrValue;
-use super::{CompId, InstrId, Module, Opcode, Shape};
+use super::{CompId, InstrId, Module, Opcode, Shape, SourcePos};
 use crate::util::FxSet;
 use std::collections::HashSet;
 use std::fmt;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyError {
     pub computation: String,
     pub instruction: Option<String>,
     pub message: String,
-    /// Byte offset of the instruction's name in the module's source text,
-    /// when the module was parsed.
-    pub offset: Option<usize>,
+    /// Where the instruction was read, when the module was parsed.
+    pub pos: Option<SourcePos>,
 }
 
 impl fmt::Display for VerifyError {
@@ -37,14 +37,19 @@ impl std::error::Error for VerifyError {}
 
 /// Checks every invariant; returns the first fault found.
 pub fn verify(module: &Module) -> Result<(), VerifyError> {
-    let mut names: FxSet<&str> = FxSet::default();
-    names.reserve(module.instruction_count());
+    // Hashes of the names seen: half the memory of the names' set on a
+    // million-instruction module. A hash seen again is a name seen again,
+    // or (once in 2^64) not: the names before tell. SipHash, as FxHash
+    // gives thousands of names of a large module the same 64 bits.
+    let mut name_hashes: FxSet<u64> = FxSet::default();
+    name_hashes.reserve(module.instruction_count());
+    let hasher = BuildHasherDefault::<DefaultHasher>::default();
     let Some(entry) = module.entry_opt() else {
         return Err(VerifyError {
             computation: String::new(),
             instruction: None,
             message: "module has no entry computation".into(),
-            offset: None,
+            pos: None,
         });
     };
     if module.get_comp(entry).is_none() {
@@ -52,15 +57,15 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
             computation: String::new(),
             instruction: None,
             message: "entry computation does not exist".into(),
-            offset: None,
+            pos: None,
         });
     }
     for (cid, comp) in module.computations() {
-        let fail = |instr: Option<&crate::ir::SharedStr>, message: String| VerifyError {
+        let fail = |instr: Option<InstrId>, message: String| VerifyError {
             computation: comp.name.to_string(),
-            instruction: instr.map(|n| n.to_string()),
+            instruction: instr.and_then(|i| comp.get(i)).map(|i| i.name.to_string()),
             message,
-            offset: instr.and_then(|n| n.offset_in(module.source()?)),
+            pos: instr.and_then(|i| comp.source_pos(i)),
         };
         match comp.root_opt() {
             None => return Err(fail(None, "computation has no root".into())),
@@ -71,8 +76,10 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
         }
         let mut param_numbers = HashSet::new();
         for (id, instr) in comp.instructions() {
-            let iname = Some(&instr.name);
-            if !names.insert(&instr.name) {
+            let iname = Some(id);
+            if !name_hashes.insert(hasher.hash_one(instr.name.as_str()))
+                && named_before(module, cid, id, &instr.name)
+            {
                 return Err(fail(
                     iname,
                     format!(
@@ -142,6 +149,22 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
         }
     }
     Ok(())
+}
+
+/// Whether an instruction before `id` of `cid`, in the verifier's order,
+/// is named `name`.
+fn named_before(module: &Module, cid: CompId, id: InstrId, name: &str) -> bool {
+    for (c, comp) in module.computations() {
+        for (i, instr) in comp.instructions() {
+            if (c, i) == (cid, id) {
+                return false;
+            }
+            if &*instr.name == name {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Shape rules of the common ops.

@@ -163,15 +163,33 @@ pub fn read_module_with(
 /// `%` or `ENTRY`; a proto starts with a field key, never printable text
 /// followed by valid UTF-8 throughout.
 pub fn looks_like_proto(bytes: &[u8]) -> bool {
-    let text_like = std::str::from_utf8(bytes).is_ok_and(|s| {
-        let t = s.trim_start();
-        t.is_empty()
-            || t.starts_with("HloModule")
-            || t.starts_with("ENTRY")
-            || t.starts_with('%')
-            || t.starts_with("//")
-            || t.starts_with("/*")
-            || t.as_bytes()[0].is_ascii_alphabetic()
-    });
+    let text_like = std::str::from_utf8(bytes).is_ok_and(starts_like_text);
     !text_like && top_fields(bytes).is_some()
+}
+
+/// Whether an input that begins with `head` (its first bytes read) is HLO
+/// text, so that it can be parsed as it is read: `head` is UTF-8, bar a
+/// character cut at its end, and starts as text does. (A proto has bytes
+/// that are not UTF-8 within its first few hundred: varints from 128 up.)
+pub fn head_looks_like_text(head: &[u8]) -> bool {
+    match std::str::from_utf8(head) {
+        Ok(s) => starts_like_text(s),
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&head[..e.valid_up_to()]).is_ok_and(starts_like_text)
+        }
+        Err(_) => false,
+    }
+}
+
+/// Text modules start (after blanks) with a letter, `%`, `ENTRY` or a
+/// comment.
+fn starts_like_text(s: &str) -> bool {
+    let t = s.trim_start();
+    t.is_empty()
+        || t.starts_with("HloModule")
+        || t.starts_with("ENTRY")
+        || t.starts_with('%')
+        || t.starts_with("//")
+        || t.starts_with("/*")
+        || t.as_bytes()[0].is_ascii_alphabetic()
 }

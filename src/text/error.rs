@@ -1,6 +1,10 @@
 //! Parse errors that point at the input: file, line, column, the line, a caret.
 
+use crate::ir::SourcePos;
 use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
@@ -61,3 +65,85 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+/// Why a module could not be read from a reader.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    /// Byte `offset` of the input is not UTF-8.
+    NotUtf8 {
+        offset: usize,
+    },
+    Parse(ParseError),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::NotUtf8 { offset } => write!(f, "not UTF-8 text (byte {offset})"),
+            ReadError::Parse(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl From<std::io::Error> for ReadError {
+    fn from(e: std::io::Error) -> ReadError {
+        ReadError::Io(e)
+    }
+}
+
+impl From<ParseError> for ReadError {
+    fn from(e: ParseError) -> ReadError {
+        ReadError::Parse(e)
+    }
+}
+
+/// An error at an instruction of a module parsed earlier, as `file:line:col:
+/// error: message` with the line and a caret, the line read again from
+/// `path` (standard input cannot be read again: no line then).
+pub fn located_error(
+    file: &str,
+    path: Option<&Path>,
+    pos: Option<SourcePos>,
+    message: &str,
+) -> String {
+    let Some(pos) = pos else {
+        return format!("{file}: error: {message}");
+    };
+    let (line, column) = (pos.line as usize, pos.column as usize);
+    match path.and_then(|p| read_line(p, line)) {
+        Some(source_line) => ParseError {
+            file: file.to_string(),
+            line,
+            column,
+            message: message.to_string(),
+            source_line,
+        }
+        .to_string(),
+        None => format!("{file}:{line}:{column}: error: {message}"),
+    }
+}
+
+/// Line `n` (from 1) of a regular file (a FIFO read once is not there
+/// any more, and opening it again would wait for a writer), without its
+/// newline.
+fn read_line(path: &Path, n: usize) -> Option<String> {
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut reader = BufReader::new(File::open(path).ok()?);
+    let mut line = Vec::new();
+    for _ in 0..n {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).ok()? == 0 {
+            return None;
+        }
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    Some(String::from_utf8_lossy(&line).into_owned())
+}

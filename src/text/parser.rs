@@ -5,22 +5,31 @@
 //! IR types are parsed into values; every other attribute keeps its exact
 //! text so printing gives back the input. Nothing here recurses on the
 //! input's nesting without a depth limit.
+//!
+//! The text is read a window of whole computations at a time (see
+//! `src/text/input.rs`) and no string of the module points into it once its
+//! window is done: names are copied into one buffer per computation, and
+//! attribute texts kept as written into one set of distinct texts (a large
+//! module repeats a few hundred `metadata` texts a million times). So a
+//! module read from a file never has its text whole in memory.
 
 use super::checks;
-use super::error::ParseError;
+use super::error::{ParseError, ReadError};
+use super::input::{window_end, Cut, ReaderSource, Source, TextEnd, TextSource};
 use super::number::c_unescape;
 use crate::ir::instruction::attr_key;
 use crate::ir::instruction::{ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType};
 use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
 use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOUNDED_DIM};
-use crate::ir::SharedStr;
 use crate::ir::{
     CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType,
 };
-use crate::util::FxMap;
+use crate::ir::{SharedStr, SourcePos};
+use crate::util::{FxMap, FxSet};
 use half::{bf16, f16};
 use std::borrow::Cow;
+use std::io::BufRead;
 use std::sync::Arc;
 
 /// Deepest nesting of shapes, literals and nested instructions accepted.
@@ -32,54 +41,332 @@ const MAX_DEPTH: usize = 256;
 /// MAX_DEPTH levels a debug build overflows a 2 MiB thread stack.
 const MAX_INSTRUCTION_NESTING: usize = 64;
 
+/// Characters of a line quoted inside a message (a computation header of
+/// a large module can be megabytes long).
+const QUOTED_LINE_CHARS: usize = 160;
+
 /// Parses a module; `file` names the input in errors.
 pub fn parse_module(text: &str, file: &str) -> Result<Module, ParseError> {
-    parse_module_owned(text.to_string(), file)
+    parse_windows(TextSource::new(text), file).map_err(|e| match e {
+        ReadError::Parse(e) => e,
+        // Text in memory is UTF-8 and read without I/O: neither happens.
+        other => ParseError::at(file, "", 0, other.to_string()),
+    })
 }
 
-/// Parses a module from text it takes over: names and attribute texts of
-/// the module are slices of it, so nothing is copied.
+/// Parses a module from text it takes over (and frees once read).
 pub fn parse_module_owned(text: String, file: &str) -> Result<Module, ParseError> {
-    let src = Arc::new(text);
-    let mut p = Parser::new(&src, Arc::clone(&src), file);
-    p.module().map_err(|e| *e)
+    parse_module(&text, file)
+}
+
+/// Parses a module as it is read, without holding its text whole: memory
+/// is the module's and one computation's text. `file` names the input in
+/// errors.
+pub fn parse_module_from_reader(reader: impl BufRead, file: &str) -> Result<Module, ReadError> {
+    parse_windows(ReaderSource::new(reader), file)
+}
+
+/// Reads the source a window at a time (see `src/text/input.rs`).
+fn parse_windows(mut input: impl Source, file: &str) -> Result<Module, ReadError> {
+    let mut st = ModuleState::default();
+    let mut end = TextEnd::default();
+    // The window's text, shared by the strings made from it until the
+    // window is done; then its buffer is reused (`make_mut` copies only if
+    // a string still pointed into it, which none does).
+    let mut window = Arc::new(String::new());
+    let mut at = Position::default();
+    loop {
+        let mut from = 0;
+        let len = loop {
+            match window_end(input.available(), from, input.at_end()) {
+                Cut::At(n) => break n,
+                Cut::NeedMore(resume) => {
+                    from = resume;
+                    input.fill()?;
+                }
+            }
+        };
+        let last = input.at_end() && len == input.available().len();
+        input
+            .take(len, Arc::make_mut(&mut window))
+            .map_err(|i| ReadError::NotUtf8 {
+                offset: at.offset + i,
+            })?;
+        end.update(window.as_bytes());
+        let checkpoint = st.checkpoint();
+        let module = match parse_window(&mut st, &window, file, at, last.then(|| end.blank_line()))
+        {
+            Ok(module) => module,
+            Err(e) if last => return Err(e.into()),
+            Err(_) => {
+                // Cut inside a computation (a line starting with `}` in a
+                // multi-line literal, say), or a real error: either way the
+                // rest of the input, as one window with this one, tells.
+                st.rollback(checkpoint, at.offset);
+                while !input.at_end() {
+                    input.fill()?;
+                }
+                let mut rest = String::new();
+                input
+                    .take(input.available().len(), &mut rest)
+                    .map_err(|i| ReadError::NotUtf8 {
+                        offset: at.offset + len + i,
+                    })?;
+                end.update(rest.as_bytes());
+                Arc::make_mut(&mut window).push_str(&rest);
+                parse_window(&mut st, &window, file, at, Some(end.blank_line()))?
+            }
+        };
+        if let Some(module) = module {
+            return Ok(module);
+        }
+        at.line += st.lines.newlines.len();
+        at.offset += len;
+    }
+}
+
+/// Parses one window: the header if it is the first, then computations;
+/// and, if it is the last (`Some(whether the text ends with a blank
+/// line)`), completes the module.
+fn parse_window(
+    st: &mut ModuleState,
+    window: &Arc<String>,
+    file: &str,
+    at: Position,
+    last: Option<bool>,
+) -> Result<Option<Module>, ParseError> {
+    let mut p = Parser::new(window, Arc::clone(window), file, at);
+    p.st = std::mem::take(st);
+    p.st.lines.index(window);
+    let r = p.window(last);
+    *st = std::mem::take(&mut p.st);
+    r.map_err(|e| *e)
 }
 
 type PResult<T> = Result<T, Box<ParseError>>;
 
-struct Parser<'a> {
-    /// Instruction shapes by their text.
-    shapes: FxMap<&'a str, Arc<Shape>>,
-    /// The buffer `text` borrows from, shared by the strings of the module.
-    src: Arc<String>,
-    text: &'a str,
-    b: &'a [u8],
-    pos: usize,
-    file: &'a str,
-    depth: usize,
-    /// How many nested instructions enclose the one being parsed.
-    instruction_nesting: usize,
+/// Where a window starts in the whole text.
+#[derive(Clone, Copy, Default)]
+struct Position {
+    /// In bytes.
+    offset: usize,
+    /// Lines before it.
+    line: usize,
+}
+
+/// What the parser keeps from one window to the next.
+struct ModuleState {
     module: Module,
-    comp_ids: FxMap<&'a str, CompId>,
-    /// Where each computation was first referenced (for "undefined" errors).
-    comp_refs: FxMap<CompId, usize>,
-    comp_defined: FxMap<CompId, usize>,
-    /// Names of the instructions of the computation being parsed. Kept
-    /// per computation (cleared, not reallocated) so it stays in cache;
-    /// names unique across the module is the verifier's check.
-    all_names: FxMap<&'a str, (CompId, InstrId)>,
+    /// Instruction shapes by their text.
+    shapes: FxMap<Box<str>, Arc<Shape>>,
+    comp_ids: FxMap<Box<str>, CompId>,
+    /// Computations referenced before they are defined, and where (in the
+    /// whole text), in the current window.
+    new_refs: Vec<(CompId, usize)>,
+    /// Such references still undefined when their window was done, located
+    /// (the error if they never are), with their offset.
+    forward_refs: Vec<(CompId, usize, ParseError)>,
+    comp_defined: FxMap<CompId, Definition>,
     /// Instructions made without a name (nested ones, compact GTEs), named
     /// once every written name is known, as XLA does.
     unnamed: Vec<(CompId, InstrId, String)>,
-    /// Computations called by an `async-start`, and where (XLA allows one
-    /// caller each).
+    /// Computations called by an `async-start`, and where in the whole
+    /// text (XLA allows one caller each).
     async_callees: FxMap<CompId, usize>,
+    /// Each distinct attribute text kept as written, once.
+    texts: FxSet<SharedStr>,
+    /// The window's newlines.
+    lines: LineIndex,
+    /// The strings a computation keeps, gathered (reused buffers).
+    strings: String,
+    fixups: Vec<Fixup>,
+    has_header: bool,
+    /// No computation read yet (the stack frame tables may come).
+    before_computations: bool,
+    entry: Option<CompId>,
+    last: Option<CompId>,
     saw_percent: bool,
     saw_operand_shape: bool,
     saw_signature: bool,
     saw_any_instruction: bool,
     /// A `metadata=` seen: print it back even in the short form.
     saw_metadata: bool,
+}
+
+impl Default for ModuleState {
+    fn default() -> ModuleState {
+        ModuleState {
+            module: Module::new(""),
+            shapes: FxMap::default(),
+            comp_ids: FxMap::default(),
+            new_refs: Vec::new(),
+            forward_refs: Vec::new(),
+            comp_defined: FxMap::default(),
+            unnamed: Vec::new(),
+            async_callees: FxMap::default(),
+            texts: FxSet::default(),
+            lines: LineIndex::default(),
+            strings: String::new(),
+            fixups: Vec::new(),
+            has_header: false,
+            before_computations: true,
+            entry: None,
+            last: None,
+            saw_percent: false,
+            saw_operand_shape: false,
+            saw_signature: false,
+            saw_any_instruction: false,
+            saw_metadata: false,
+        }
+    }
+}
+
+/// The state before a window, to read the window again.
+struct Checkpoint {
+    unnamed: usize,
+    defined: usize,
+    before_computations: bool,
+    entry: Option<CompId>,
+    last: Option<CompId>,
+}
+
+impl ModuleState {
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            unnamed: self.unnamed.len(),
+            defined: self.module.defined_count(),
+            before_computations: self.before_computations,
+            entry: self.entry,
+            last: self.last,
+        }
+    }
+
+    /// Undoes what reading the window at `offset` did. Names learnt and
+    /// texts kept stay: reading the window again finds the same ones.
+    fn rollback(&mut self, c: Checkpoint, offset: usize) {
+        if offset == 0 {
+            // The header is in the first window.
+            *self = ModuleState::default();
+            return;
+        }
+        self.unnamed.truncate(c.unnamed);
+        self.module.undefine_since(c.defined);
+        self.comp_defined.retain(|_, d| d.offset < offset);
+        self.async_callees.retain(|_, o| *o < offset);
+        self.before_computations = c.before_computations;
+        self.entry = c.entry;
+        self.last = c.last;
+    }
+}
+
+/// Where a computation was defined, for the error if it is defined again
+/// (its window may be gone by then).
+struct Definition {
+    offset: usize,
+    line: usize,
+    column: usize,
+    /// The line, cut to [`QUOTED_LINE_CHARS`].
+    source_line: String,
+}
+
+/// A string of a computation to point at its buffer once complete: the
+/// name of `instr` (`attr == u32::MAX`) or the text of its attribute.
+struct Fixup {
+    instr: InstrId,
+    attr: u32,
+    start: u32,
+    end: u32,
+}
+
+/// The newlines of the window, to tell lines and columns of positions in
+/// it and the lines of a computation's body.
+#[derive(Default)]
+struct LineIndex {
+    /// Offsets of the window's newlines.
+    newlines: Vec<usize>,
+    /// How many of them come before the last position asked about (the
+    /// parser asks in increasing order).
+    next: usize,
+    /// The last search for a body's end: from newline `.0`, the first
+    /// newline a `}` follows is newline `.1` (or none: the count).
+    body_end: Option<(usize, usize)>,
+}
+
+impl LineIndex {
+    fn index(&mut self, text: &str) {
+        self.newlines.clear();
+        self.newlines
+            .extend(memchr::memchr_iter(b'\n', text.as_bytes()));
+        self.next = 0;
+        self.body_end = None;
+    }
+
+    /// The first newline from newline `from` on that a `}` follows (the
+    /// end of a computation's body), or the count; searched once per
+    /// stretch of lines, however many bodies start in it.
+    fn body_end(&mut self, b: &[u8], from: usize) -> usize {
+        match self.body_end {
+            Some((start, end)) if start <= from && from <= end => end,
+            _ => {
+                let rest = self.newlines.get(from..).unwrap_or_default();
+                let end = from
+                    + rest
+                        .iter()
+                        .position(|&n| b.get(n + 1) == Some(&b'}'))
+                        .unwrap_or(rest.len());
+                self.body_end = Some((from, end));
+                end
+            }
+        }
+    }
+
+    /// Lines before `pos` (its line, from 0).
+    fn line(&mut self, pos: usize) -> usize {
+        if self.next > 0 && self.newlines.get(self.next - 1) >= Some(&pos) {
+            self.next = self.newlines.partition_point(|&n| n < pos);
+        }
+        while self.newlines.get(self.next).is_some_and(|&n| n < pos) {
+            self.next += 1;
+        }
+        self.next
+    }
+
+    /// Where line `line` (from 0) starts.
+    fn line_start(&self, line: usize) -> usize {
+        match line {
+            0 => 0,
+            _ => self.newlines.get(line - 1).map_or(0, |&n| n + 1),
+        }
+    }
+
+    /// Line and column (in characters), from 0, of `pos` in `text`.
+    fn line_column(&mut self, text: &str, pos: usize) -> (usize, usize) {
+        let line = self.line(pos);
+        let start = self.line_start(line);
+        let column = text.get(start..pos).map_or(0, |s| s.chars().count());
+        (line, column)
+    }
+}
+
+struct Parser<'a> {
+    st: ModuleState,
+    /// The window `text` borrows from, shared by the strings made from it
+    /// until its computation is done.
+    src: Arc<String>,
+    text: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    file: &'a str,
+    /// Where the window starts in the whole text.
+    at: Position,
+    depth: usize,
+    /// How many nested instructions enclose the one being parsed.
+    instruction_nesting: usize,
+    /// Names of the instructions of the computation being parsed. Kept
+    /// per computation (cleared, its room kept for the window's next one)
+    /// so it stays in cache; names unique across the module is the
+    /// verifier's check.
+    all_names: FxMap<&'a str, (CompId, InstrId)>,
 }
 
 /// A computation's written signature: (position, name, shape) of each
@@ -105,28 +392,19 @@ fn is_name_char(b: u8) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    fn new(text: &'a str, src: Arc<String>, file: &'a str) -> Parser<'a> {
+    /// A parser of `text` (the window in `src`) with an empty state.
+    fn new(text: &'a str, src: Arc<String>, file: &'a str, at: Position) -> Parser<'a> {
         Parser {
-            shapes: FxMap::default(),
+            st: ModuleState::default(),
             src,
             text,
             b: text.as_bytes(),
             pos: 0,
             file,
+            at,
             depth: 0,
             instruction_nesting: 0,
-            module: Module::new(""),
-            comp_ids: FxMap::default(),
-            comp_refs: FxMap::default(),
-            comp_defined: FxMap::default(),
             all_names: FxMap::default(),
-            unnamed: Vec::new(),
-            async_callees: FxMap::default(),
-            saw_percent: false,
-            saw_operand_shape: false,
-            saw_signature: false,
-            saw_any_instruction: false,
-            saw_metadata: false,
         }
     }
 
@@ -154,7 +432,7 @@ impl<'a> Parser<'a> {
             end += 1;
         }
         let key = &self.text[start..end];
-        if let Some(s) = self.shapes.get(key) {
+        if let Some(s) = self.st.shapes.get(key) {
             self.pos = end;
             return Ok(Arc::clone(s));
         }
@@ -162,20 +440,36 @@ impl<'a> Parser<'a> {
         shape.fill_default_layouts();
         let shape = Arc::new(shape);
         if self.pos == end {
-            self.shapes.insert(key, Arc::clone(&shape));
+            self.st.shapes.insert(key.into(), Arc::clone(&shape));
         }
         Ok(shape)
     }
 
     fn raw_text(&mut self) -> PResult<SharedStr> {
         let raw = self.raw_value()?;
-        Ok(self.shared(raw))
+        Ok(self.kept_text(raw))
+    }
+
+    /// An attribute text: the module's copy if it has one, else a slice of
+    /// the window (which [`Self::detach`] copies).
+    fn kept_text(&self, raw: &'a str) -> SharedStr {
+        match self.st.texts.get(raw) {
+            Some(kept) => kept.clone(),
+            None => self.shared(raw),
+        }
     }
 
     // ---- errors -------------------------------------------------------
 
     fn err_at<T>(&self, pos: usize, msg: impl Into<String>) -> PResult<T> {
-        Err(Box::new(ParseError::at(self.file, self.text, pos, msg)))
+        Err(Box::new(self.error_at(pos, msg)))
+    }
+
+    /// An error at `pos` in the window, located in the whole text.
+    fn error_at(&self, pos: usize, msg: impl Into<String>) -> ParseError {
+        let mut e = ParseError::at(self.file, self.text, pos, msg);
+        e.line += self.at.line;
+        e
     }
 
     fn err<T>(&self, msg: impl Into<String>) -> PResult<T> {
@@ -292,7 +586,7 @@ impl<'a> Parser<'a> {
         self.skip_ws()?;
         if self.b.get(self.pos) == Some(&b'%') {
             self.pos += 1;
-            self.saw_percent = true;
+            self.st.saw_percent = true;
         }
         let start = self.pos;
         if !self.b.get(start).is_some_and(|&c| is_name_start(c)) {
@@ -651,11 +945,44 @@ impl<'a> Parser<'a> {
 
     // ---- module -------------------------------------------------------
 
-    fn module(&mut self) -> PResult<Module> {
+    /// One window: the header if it is the first, then computations; if it
+    /// is the last (`Some(whether the text ends with a blank line)`), the
+    /// module.
+    fn window(&mut self, last: Option<bool>) -> PResult<Option<Module>> {
+        if self.at.offset == 0 {
+            self.header()?;
+        }
+        while self.peek()?.is_some() {
+            if self.st.before_computations && self.peek_word()? == "FileNames" {
+                self.stack_frames()?;
+            }
+            self.st.before_computations = false;
+            if self.peek()?.is_none() {
+                break;
+            }
+            let start = self.pos;
+            let is_entry = self.eat_keyword("ENTRY")?;
+            let id = self.computation()?;
+            if is_entry {
+                if self.st.entry.is_some() {
+                    return self.err_at(start, "expects only one ENTRY");
+                }
+                self.st.entry = Some(id);
+            }
+            self.st.last = Some(id);
+        }
+        self.locate_forward_refs();
+        match last {
+            Some(blank_line) => self.finish(blank_line).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn header(&mut self) -> PResult<()> {
         let has_header = self.eat_keyword("HloModule")?;
         if has_header {
             let name = self.name("module name")?;
-            self.module.name = name.into();
+            self.st.module.name = name.into();
             // Old dumps write `HloModule name:`.
             if self.b.get(self.pos) == Some(&b':') {
                 self.pos += 1;
@@ -672,66 +999,75 @@ impl<'a> Parser<'a> {
                 "expects 'HloModule' at the start of a module (a single instruction is not a module)",
             );
         }
-        if self.peek_word()? == "FileNames" {
-            self.stack_frames()?;
-        }
-        let mut entry: Option<(CompId, usize)> = None;
-        let mut last: Option<CompId> = None;
-        while self.peek()?.is_some() {
-            let start = self.pos;
-            let is_entry = self.eat_keyword("ENTRY")?;
-            let id = self.computation()?;
-            if is_entry {
-                if let Some((_, first)) = entry {
-                    let _ = first;
-                    return self.err_at(start, "expects only one ENTRY");
+        self.st.has_header = has_header;
+        // The header's texts must not keep the window.
+        for attr in &mut self.st.module.header {
+            match &mut attr.value {
+                AttrValue::Raw(s) if s.offset_in(&self.src).is_some() => {
+                    *s = SharedStr::from(s.as_str());
                 }
-                entry = Some((id, start));
-            }
-            last = Some(id);
-        }
-        for (&id, &pos) in &self.comp_refs {
-            if !self.comp_defined.contains_key(&id) {
-                let name = self
-                    .comp_ids
-                    .iter()
-                    .find(|(_, &v)| v == id)
-                    .map_or("", |(k, _)| *k);
-                return self.err_at(pos, format!("computation does not exist: {name}"));
+                _ => {}
             }
         }
-        let entry = match (entry, last) {
-            (Some((id, _)), _) => id,
-            (None, Some(id)) => id,
+        Ok(())
+    }
+
+    /// Locates the references to computations not defined by the end of
+    /// the window, while its text is there.
+    fn locate_forward_refs(&mut self) {
+        for (id, offset) in std::mem::take(&mut self.st.new_refs) {
+            if !self.st.comp_defined.contains_key(&id) {
+                let e = self.error_at(offset.saturating_sub(self.at.offset), "");
+                self.st.forward_refs.push((id, offset, e));
+            }
+        }
+    }
+
+    /// Completes the module once every window is read.
+    fn finish(&mut self, blank_line: bool) -> PResult<Module> {
+        let undefined = self
+            .st
+            .forward_refs
+            .iter()
+            .filter(|(id, _, _)| !self.st.comp_defined.contains_key(id))
+            .min_by_key(|(_, offset, _)| *offset);
+        if let Some((id, _, e)) = undefined {
+            let mut e = e.clone();
+            e.message = format!("computation does not exist: {}", self.comp_name(*id));
+            return Err(Box::new(e));
+        }
+        let entry = match (self.st.entry, self.st.last) {
+            (Some(id), _) | (None, Some(id)) => id,
             (None, None) => return self.err("expects at least one computation"),
         };
-        self.module.set_entry(entry);
-        if !has_header {
-            self.module.name = format!("module_{}", self.module.comp(entry).name).into();
+        let st = &mut self.st;
+        st.module.set_entry(entry);
+        if !st.has_header {
+            st.module.name = format!("module_{}", st.module.comp(entry).name).into();
         }
         self.name_unnamed();
-        self.module.style = PrintOptions {
-            percent: self.saw_percent,
-            signatures: self.saw_signature,
-            operand_shapes: self.saw_operand_shape,
-            operand_index_annotations: self.saw_percent,
-            metadata: self.saw_percent || !self.saw_any_instruction || self.saw_metadata,
+        let st = &mut self.st;
+        st.module.style = PrintOptions {
+            percent: st.saw_percent,
+            signatures: st.saw_signature,
+            operand_shapes: st.saw_operand_shape,
+            operand_index_annotations: st.saw_percent,
+            metadata: st.saw_percent || !st.saw_any_instruction || st.saw_metadata,
             stack_frames: true,
-            derive_entry_layout: self.module.entry_computation_layout().is_some(),
-            trailing_blank_line: self.text.trim_end_matches([' ', '\t']).ends_with("\n\n"),
+            derive_entry_layout: st.module.entry_computation_layout().is_some(),
+            trailing_blank_line: blank_line,
         };
-        self.module.source = Some(Arc::clone(&self.src));
-        Ok(std::mem::replace(&mut self.module, Module::new("")))
+        Ok(std::mem::replace(&mut st.module, Module::new("")))
     }
 
     /// Whether the text at the cursor starts a computation (`ENTRY`, or a
     /// name and `{`), as XLA decides when there is no `HloModule` header.
     fn starts_computation(&mut self) -> PResult<bool> {
         let save = self.pos;
-        let saw_percent = self.saw_percent;
+        let saw_percent = self.st.saw_percent;
         let r = self.eat_keyword("ENTRY")? || (self.name("").is_ok() && self.peek()? == Some(b'{'));
         self.pos = save;
-        self.saw_percent = saw_percent;
+        self.st.saw_percent = saw_percent;
         Ok(r)
     }
 
@@ -762,10 +1098,10 @@ impl<'a> Parser<'a> {
             }
             _ => AttrValue::Raw(self.raw_text()?),
         };
-        if self.module.header.iter().any(|a| a.key == key) {
+        if self.st.module.header.iter().any(|a| a.key == key) {
             return self.err_at(key_pos, format!("duplicate module attribute: {key}"));
         }
-        self.module.header.push(Attr {
+        self.st.module.header.push(Attr {
             key: attr_key(key),
             value,
         });
@@ -774,7 +1110,7 @@ impl<'a> Parser<'a> {
 
     /// `{ {0}: (0, {}, may-alias), ... }` and `{ (0, {1}), ... }`.
     fn check_aliasing(&self, key: &str, start: usize) -> PResult<()> {
-        let mut sub = Parser::new(self.text, Arc::clone(&self.src), self.file);
+        let mut sub = Parser::new(self.text, Arc::clone(&self.src), self.file, self.at);
         sub.pos = start;
         sub.expect(b'{', "to start aliasing")?;
         if sub.eat(b'}')? {
@@ -902,7 +1238,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        self.module.stack_frames = Some(index);
+        self.st.module.stack_frames = Some(index);
         Ok(())
     }
 
@@ -919,51 +1255,80 @@ impl<'a> Parser<'a> {
     }
 
     fn comp_ref(&mut self, name: &'a str, pos: usize) -> CompId {
-        if let Some(&id) = self.comp_ids.get(name) {
+        if let Some(&id) = self.st.comp_ids.get(name) {
             return id;
         }
-        let id = self.module.reserve_computation();
-        self.comp_ids.insert(name, id);
-        self.comp_refs.insert(id, pos);
+        let id = self.st.module.reserve_computation();
+        self.st.comp_ids.insert(name.into(), id);
+        self.st.new_refs.push((id, self.at.offset + pos));
         id
+    }
+
+    /// Where the computation defined at `pos` is, kept past its window.
+    fn definition(&mut self, pos: usize) -> Definition {
+        let (line, column) = self.st.lines.line_column(self.text, pos);
+        let start = self.st.lines.line_start(line);
+        let rest = self.text.get(start..).unwrap_or_default();
+        let text = rest.split('\n').next().unwrap_or_default();
+        let source_line = match text.char_indices().nth(QUOTED_LINE_CHARS) {
+            Some((cut, _)) => format!("{}...", &text[..cut]),
+            None => text.to_string(),
+        };
+        Definition {
+            offset: self.at.offset + pos,
+            line: self.at.line + line + 1,
+            column: column + 1,
+            source_line,
+        }
+    }
+
+    /// How many instructions to make room for in the computation whose
+    /// body starts at `pos`: XLA writes one a line, so its lines up to one
+    /// that starts with `}` (a line's length varies tenfold). Not for lines
+    /// too short to hold one, nor past a bound (the arena grows if need
+    /// be); few when the body does not end on a line of its own.
+    fn body_capacity(&mut self, pos: usize) -> usize {
+        let first = self.st.lines.line(pos);
+        let end = self.st.lines.body_end(self.b, first);
+        match self.st.lines.newlines.get(end) {
+            Some(&close) => (end - first + 1)
+                .min(close.saturating_sub(pos) / 8 + 1)
+                .min(1 << 16),
+            None => 16,
+        }
     }
 
     fn computation(&mut self) -> PResult<CompId> {
         self.all_names.clear();
         let name_pos = self.pos;
         let name = self.name("computation name")?;
-        let id = match self.comp_ids.get(name) {
+        let id = match self.st.comp_ids.get(name) {
             Some(&id) => {
-                if let Some(&prev) = self.comp_defined.get(&id) {
-                    let prev_err = ParseError::at(
-                        self.file,
-                        self.text,
-                        prev,
-                        "computation previously defined here",
-                    );
+                if let Some(prev) = self.st.comp_defined.get(&id) {
                     return self.err_at(
                         name_pos,
                         format!(
                             "computation already exists: {name}\nwas parsing {}:{}: error: computation previously defined here\n{}\n{}^",
-                            prev_err.line,
-                            prev_err.column,
-                            prev_err.source_line,
-                            " ".repeat(prev_err.column - 1)
+                            prev.line,
+                            prev.column,
+                            prev.source_line,
+                            " ".repeat(prev.column.saturating_sub(1))
                         ),
                     );
                 }
                 id
             }
             None => {
-                let id = self.module.reserve_computation();
-                self.comp_ids.insert(name, id);
+                let id = self.st.module.reserve_computation();
+                self.st.comp_ids.insert(name.into(), id);
                 id
             }
         };
-        self.comp_defined.insert(id, name_pos);
+        let definition = self.definition(name_pos);
+        self.st.comp_defined.insert(id, definition);
         let mut signature: Option<Signature<'a>> = None;
         if self.peek()? == Some(b'(') {
-            self.saw_signature = true;
+            self.st.saw_signature = true;
             self.pos += 1;
             let mut params = Vec::new();
             if !self.eat(b')')? {
@@ -987,13 +1352,10 @@ impl<'a> Parser<'a> {
             signature = Some((params, self.shape()?, rpos));
         }
         self.expect(b'{', "to start a computation")?;
+        let capacity = self.body_capacity(self.pos);
+        self.all_names.reserve(capacity);
         let mut scope = Scope {
-            comp: {
-                // Size the arena from the body's length (XLA writes about
-                // 140 bytes an instruction; over-reserve, shrink at the end).
-                let body = memchr::memmem::find(&self.b[self.pos..], b"\n}").unwrap_or(0);
-                Computation::with_capacity(name, body / 60)
-            },
+            comp: Computation::with_capacity(name, capacity),
             id,
             compact_gtes: FxMap::default(),
             root: None,
@@ -1082,8 +1444,90 @@ impl<'a> Parser<'a> {
             }
         }
         scope.comp.shrink_to_fit();
-        self.module.define_computation(id, scope.comp);
+        self.detach(&mut scope.comp);
+        self.st.module.define_computation(id, scope.comp);
         Ok(id)
+    }
+
+    /// Moves the strings a computation keeps out of the window: its names
+    /// into one buffer of its own, its attribute texts into the module's
+    /// set of distinct texts (new ones into that buffer too). Records where
+    /// each named instruction was read.
+    fn detach(&mut self, comp: &mut Computation) {
+        let window = Arc::clone(&self.src);
+        let mut buf = std::mem::take(&mut self.st.strings);
+        let mut fixups = std::mem::take(&mut self.st.fixups);
+        buf.clear();
+        fixups.clear();
+        // Texts new to the module, by their place in `buf`.
+        let mut fresh: FxMap<&str, (u32, u32)> = FxMap::default();
+        let push = |buf: &mut String, s: &str| {
+            let start = buf.len();
+            buf.push_str(s);
+            (start as u32, buf.len() as u32)
+        };
+        let mut positions = Vec::with_capacity(comp.slot_count());
+        for (id, instr) in comp.slots_mut() {
+            let mut pos = SourcePos { line: 0, column: 0 };
+            if let Some(offset) = instr.name.offset_in(&window) {
+                let (line, column) = self.st.lines.line_column(self.text, offset);
+                pos = SourcePos {
+                    line: u32::try_from(self.at.line + line + 1).unwrap_or(0),
+                    column: u32::try_from(column + 1).unwrap_or(0),
+                };
+                let (start, end) = push(&mut buf, &instr.name);
+                fixups.push(Fixup {
+                    instr: id,
+                    attr: u32::MAX,
+                    start,
+                    end,
+                });
+            }
+            positions.resize(id.index(), SourcePos { line: 0, column: 0 });
+            positions.push(pos);
+            for (k, attr) in instr.attrs.iter().enumerate() {
+                // Texts the module had are its copies already.
+                let (AttrValue::Raw(s) | AttrValue::BackendConfig(s)) = &attr.value else {
+                    continue;
+                };
+                let Some(text) = s
+                    .offset_in(&window)
+                    .and_then(|o| window.get(o..o + s.len()))
+                else {
+                    continue;
+                };
+                let (start, end) = *fresh.entry(text).or_insert_with(|| push(&mut buf, text));
+                fixups.push(Fixup {
+                    instr: id,
+                    attr: k as u32,
+                    start,
+                    end,
+                });
+            }
+        }
+        // One allocation of the exact size for the computation's strings.
+        let strings = Arc::new(buf.as_str().to_owned());
+        let slice = |start: u32, end: u32| {
+            SharedStr::slice(&strings, start as usize, end as usize).unwrap_or_default()
+        };
+        for f in &fixups {
+            let Some(instr) = comp.get_mut(f.instr) else {
+                continue;
+            };
+            if f.attr == u32::MAX {
+                instr.name = slice(f.start, f.end);
+            } else if let Some(attr) = instr.attrs.get_mut(f.attr as usize) {
+                if let AttrValue::Raw(s) | AttrValue::BackendConfig(s) = &mut attr.value {
+                    *s = slice(f.start, f.end);
+                }
+            }
+        }
+        for (start, end) in fresh.into_values() {
+            self.st.texts.insert(slice(start, end));
+        }
+        comp.set_source_positions(positions.into_boxed_slice());
+        self.st.strings = buf;
+        self.st.fixups = fixups;
     }
 
     // ---- instructions -------------------------------------------------
@@ -1096,7 +1540,7 @@ impl<'a> Parser<'a> {
         if !self.eat(b'=')? {
             return self.err("expects '=' in instruction");
         }
-        self.saw_any_instruction = true;
+        self.st.saw_any_instruction = true;
         let id = self.instruction_body(scope, Some(name), name_pos)?;
         if self.all_names.insert(name, (scope.id, id)).is_some() {
             return self.err_at(name_pos, format!("instruction name is not unique: {name}"));
@@ -1280,13 +1724,14 @@ impl<'a> Parser<'a> {
         self.check_result_shape(scope, &instr, op_pos, replication)?;
         if opcode == Opcode::AsyncStart {
             if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
-                self.async_callees.insert(*c, op_pos);
+                self.st.async_callees.insert(*c, self.at.offset + op_pos);
             }
         }
         let id = scope.comp.push(instr);
         if name.is_none() {
             let _ = name_pos;
-            self.unnamed
+            self.st
+                .unnamed
                 .push((scope.id, id, format!("{}.anon", opcode.name())));
         }
         Ok(id)
@@ -1339,7 +1784,7 @@ impl<'a> Parser<'a> {
         let mut declared: Option<Shape> = None;
         if is_shape_start {
             declared = Some(self.shape()?);
-            self.saw_operand_shape = true;
+            self.st.saw_operand_shape = true;
             self.skip_ws()?;
             // A nested instruction: `f32[10] parameter(0)`.
             let w = self.peek_word()?;
@@ -1389,7 +1834,7 @@ impl<'a> Parser<'a> {
                     });
                     let parent = id;
                     let gid = scope.comp.push(g);
-                    self.unnamed.push((scope.id, gid, gte_name.clone()));
+                    self.st.unnamed.push((scope.id, gid, gte_name.clone()));
                     scope.compact_gtes.insert((parent, path.clone()), gid);
                     gid
                 }
@@ -1486,10 +1931,10 @@ impl<'a> Parser<'a> {
                 let value_pos = self.pos;
                 let raw = self.raw_value()?;
                 self.check_raw_attr(scope, instr, key, raw, value_pos)?;
-                AttrValue::Raw(self.shared(raw))
+                AttrValue::Raw(self.kept_text(raw))
             }
         };
-        self.saw_metadata |= key == "metadata";
+        self.st.saw_metadata |= key == "metadata";
         instr.attrs.push(Attr {
             key: attr_key(key),
             value,
@@ -1530,7 +1975,7 @@ impl<'a> Parser<'a> {
         instr: &Instruction,
         start: usize,
     ) -> PResult<()> {
-        let mut sub = Parser::new(self.text, Arc::clone(&self.src), self.file);
+        let mut sub = Parser::new(self.text, Arc::clone(&self.src), self.file, self.at);
         sub.pos = start;
         sub.expect(b'{', "to start operand_layout_constraints")?;
         let mut shapes = Vec::new();
@@ -1773,18 +2218,19 @@ impl<'a> Parser<'a> {
     fn async_wrapped_opcode(&self, start: &Instruction) -> Option<Opcode> {
         start.async_wrapped.or_else(|| match start.attr("calls") {
             Some(AttrValue::Comp(c)) => {
-                let comp = self.module.get_comp(*c)?;
+                let comp = self.st.module.get_comp(*c)?;
                 Some(comp.instr(comp.root_opt()?).opcode)
             }
             _ => None,
         })
     }
 
-    fn comp_name(&self, id: CompId) -> &'a str {
-        self.comp_ids
+    fn comp_name(&self, id: CompId) -> &str {
+        self.st
+            .comp_ids
             .iter()
             .find(|(_, &v)| v == id)
-            .map_or("", |(k, _)| *k)
+            .map_or("", |(k, _)| k)
     }
 
     /// Checks XLA's parser makes on single instructions, once read.
@@ -1881,7 +2327,7 @@ impl<'a> Parser<'a> {
             }
             Opcode::AsyncStart => {
                 if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
-                    if self.async_callees.contains_key(c) {
+                    if self.st.async_callees.contains_key(c) {
                         return self.err_at(
                             pos,
                             format!(
@@ -2182,10 +2628,10 @@ impl<'a> Parser<'a> {
     // ---- after the module ---------------------------------------------
 
     fn name_unnamed(&mut self) {
-        let unnamed = std::mem::take(&mut self.unnamed);
+        let unnamed = std::mem::take(&mut self.st.unnamed);
         for (comp, id, wanted) in unnamed {
-            let name = self.module.names_mut().unique(&wanted);
-            self.module.comp_mut(comp).instr_mut(id).name = name.into();
+            let name = self.st.module.names_mut().unique(&wanted);
+            self.st.module.comp_mut(comp).instr_mut(id).name = name.into();
         }
     }
 }
