@@ -255,6 +255,15 @@ pub fn dims_text(dims: &[usize]) -> String {
 /// a huge module is an error rather than an out-of-memory abort.
 pub const MAX_ELEMENTS: usize = 1 << 27;
 
+/// The element count of the largest array in `shape` (tuples searched).
+pub fn largest_array(shape: &crate::ir::Shape) -> i64 {
+    match shape {
+        crate::ir::Shape::Array(a) => a.element_count(),
+        crate::ir::Shape::Tuple(t) => t.iter().map(largest_array).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
 pub fn element_count(dims: &[usize]) -> Result<usize> {
     dims.iter()
         .try_fold(1usize, |n, &d| n.checked_mul(d))

@@ -16,11 +16,11 @@
 //! device with its own seeded inputs, and every device's outputs are
 //! compared (named `d<k>:out<i>`).
 
-use super::array::{Array, Data, Value, MAX_ELEMENTS};
+use super::array::{largest_array, Array, Data, Value, MAX_ELEMENTS};
 use super::collective::{evaluate_devices, lockstep_topology, random_device_inputs};
 use super::region::check_regions;
 use super::{evaluate, EvalError};
-use crate::ir::{Module, PrimitiveType, Shape};
+use crate::ir::{Module, PrimitiveType};
 use crate::passes::{Pass, PassContext, PassError, PassOptions, PassRun};
 use std::fmt;
 use std::sync::Arc;
@@ -352,7 +352,7 @@ pub fn run_checked(
     // A module holding an array the interpreter cannot hold (a large
     // model's training step) is checked region by region instead: each
     // pass on what it changed, against the module just before it.
-    let by_region = largest_array(module) > MAX_ELEMENTS as i64;
+    let by_region = largest_array_in(module) > MAX_ELEMENTS as i64;
     // The reference is computed when a pass first changes the module, so
     // a module no pass touches is never evaluated.
     let original = module.clone();
@@ -527,21 +527,13 @@ fn outputs(module: &Module, inputs: &[Vec<Value>]) -> Result<Vec<Vec<Arc<Array>>
 }
 
 /// The element count of the largest array any instruction of `module` has.
-fn largest_array(module: &Module) -> i64 {
+fn largest_array_in(module: &Module) -> i64 {
     module
         .computations()
         .flat_map(|(_, c)| c.instructions())
-        .flat_map(|(_, i)| array_counts(&i.shape))
+        .map(|(_, i)| largest_array(&i.shape))
         .max()
         .unwrap_or(0)
-}
-
-fn array_counts(shape: &Shape) -> Vec<i64> {
-    match shape {
-        Shape::Array(a) => vec![a.element_count()],
-        Shape::Tuple(t) => t.iter().flat_map(array_counts).collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// How many times an output's measured rounding noise a rewrite may move
