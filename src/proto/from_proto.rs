@@ -1462,23 +1462,7 @@ impl Reader<'_> {
                 }
             }
             Convolution => {
-                if let Some(w) = &p.window {
-                    if !w.dimensions.is_empty() {
-                        a.raw("window", |t| window_text(w, t));
-                    }
-                }
-                if let Some(d) = &p.convolution_dimension_numbers {
-                    a.raw("dim_labels", |t| dim_labels_text(d, t));
-                }
-                if p.feature_group_count > 1 {
-                    a.raw("feature_group_count", |t| {
-                        push_int(t, p.feature_group_count)
-                    });
-                }
-                if p.batch_group_count > 1 {
-                    a.raw("batch_group_count", |t| push_int(t, p.batch_group_count));
-                }
-                precision_attrs(&mut a, p);
+                convolution_attrs(&mut a, p);
             }
             CustomCall => custom_call_attrs(&mut a, p, self)?,
             AllReduce | AllReduceStart | ReduceScatter | AllGather | AllGatherStart | AllToAll
@@ -1914,11 +1898,10 @@ fn algorithm_name(a: i32) -> &'static str {
     ALGORITHMS.get(a as usize).copied().unwrap_or("unset")
 }
 
-fn custom_call_attrs(
-    a: &mut Attrs<'_>,
-    p: &HloInstructionProto,
-    r: &Reader<'_>,
-) -> Result<(), ProtoError> {
+/// What a convolution prints, and a custom call before its target (a
+/// convolution-like custom call carries the same fields): window,
+/// dim_labels, group counts, operand precisions.
+fn convolution_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {
     if let Some(w) = &p.window {
         if !w.dimensions.is_empty() {
             a.raw("window", |t| window_text(w, t));
@@ -1936,6 +1919,14 @@ fn custom_call_attrs(
         a.raw("batch_group_count", |t| push_int(t, p.batch_group_count));
     }
     precision_attrs(a, p);
+}
+
+fn custom_call_attrs(
+    a: &mut Attrs<'_>,
+    p: &HloInstructionProto,
+    r: &Reader<'_>,
+) -> Result<(), ProtoError> {
+    convolution_attrs(a, p);
     let range = push_range(a.text, |t| t.push_str(&p.custom_call_target));
     a.list.push(("custom_call_target", PVal::Str(range)));
     if p.constrain_layout {
