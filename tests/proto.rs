@@ -75,13 +75,6 @@ const CONFIG_ATTRS: &[&str] = &[
     "replica_count",
 ];
 
-/// Attributes the writer refuses, as their fields are newer than the XLA
-/// sources it follows (`hlo.proto` up to `HloInstructionProto` field 97):
-/// - the module attribute `debug_attributes` (left out of the header);
-/// - collective-broadcast's `has_dynamic_root=true` (a module with one is
-///   checked to be refused).
-const NOT_WRITTEN_YET: &[&str] = &["debug_attributes", "has_dynamic_root"];
-
 /// Instruction attributes that newer XLA prints at their default value
 /// (`false`), which a proto cannot tell from unset: they read back
 /// unprinted, as XLA before them (the corpus's) prints these protos.
@@ -108,8 +101,6 @@ fn drop_printed_defaults(m: &mut hlo_opt::ir::Module) {
 
 /// text -> proto -> text, reading back with the proto's own stack-frame
 /// numbering (XLA would renumber the tables, as it does for any proto).
-/// Files whose module the writer refuses for an attribute of
-/// `NOT_WRITTEN_YET` are skipped.
 fn check_text_proto_text(dir: &str, keep: impl Fn(&str) -> bool) {
     let paths = files(dir, keep);
     assert!(!paths.is_empty());
@@ -119,31 +110,21 @@ fn check_text_proto_text(dir: &str, keep: impl Fn(&str) -> bool) {
         let result = parse(p).and_then(|mut m| {
             // Module-config attributes are not part of an HloModuleProto (XLA
             // drops them too).
-            m.header.retain(|a| {
-                !CONFIG_ATTRS.contains(&&*a.key) && !NOT_WRITTEN_YET.contains(&&*a.key)
-            });
+            m.header.retain(|a| !CONFIG_ATTRS.contains(&&*a.key));
             drop_printed_defaults(&mut m);
             let text = hlo_opt::text::print_module(&m);
-            let bytes = match proto::module_to_proto_bytes(&m) {
-                Ok(b) => b,
-                Err(e) if refused_as_documented(&e) => return Ok(None),
-                Err(e) => return Err(e.to_string()),
-            };
+            let bytes = proto::module_to_proto_bytes(&m).map_err(|e| e.to_string())?;
             let mut back = proto::read_module_with(&bytes, &options).map_err(|e| e.to_string())?;
             // Old dumps without an entry_computation_layout print back without.
             if m.entry_computation_layout().is_none() {
                 back.header.retain(|a| a.key != "entry_computation_layout");
             }
             verify(&back).map_err(|e| format!("verifier: {e}"))?;
-            Ok(Some((
-                text,
-                hlo_opt::text::print_module_with(&back, &m.style),
-            )))
+            Ok((text, hlo_opt::text::print_module_with(&back, &m.style)))
         });
         match result {
-            Ok(None) => {}
-            Ok(Some((text, t))) if t == text => {}
-            Ok(Some((text, t))) => {
+            Ok((text, t)) if t == text => {}
+            Ok((text, t)) => {
                 failures.push(format!("{}: {}", p.display(), first_difference(&text, &t)))
             }
             Err(e) => failures.push(format!("{}: {e}", p.display())),
@@ -156,15 +137,6 @@ fn check_text_proto_text(dir: &str, keep: impl Fn(&str) -> bool) {
         paths.len(),
         failures.join("\n")
     );
-}
-
-/// Whether the writer refused a module for an attribute of
-/// `NOT_WRITTEN_YET`.
-fn refused_as_documented(e: &proto::ProtoError) -> bool {
-    NOT_WRITTEN_YET
-        .iter()
-        .any(|k| e.message.contains(&format!("attribute {k}")))
-        && e.message.contains("is not written as a proto yet")
 }
 
 #[test]
@@ -516,22 +488,118 @@ fn changed_stack_frame_tables_are_written_as_the_ir_has_them() {
     assert!(found);
 }
 
-/// A module attribute the writer cannot write is an error, not a loss.
+/// The module header's `debug_attributes` is `HloModuleProto` field 24:
+/// one entry per original array, its attribute sets in field 2.
 #[test]
-fn debug_attributes_are_refused_not_dropped() {
+fn debug_attributes_are_module_field_24() {
     let m = parse(&data("xla_parser/long/DebugAttributes.hlo")).unwrap();
-    let e = proto::module_to_proto(&m).unwrap_err();
-    assert!(e.message.contains("debug_attributes"), "{e}");
+    let p = proto::module_to_proto(&m).unwrap();
+    assert_eq!(p.debug_attributes.len(), 1);
+    let e = &p.debug_attributes[0];
+    assert_eq!(
+        e.original_array
+            .as_ref()
+            .map(|a| a.instruction_name.as_str()),
+        Some("constant")
+    );
+    assert_eq!(e.debug_attributes.len(), 1);
+    let d = &e.debug_attributes[0];
+    assert_eq!((d.log_mode, d.callback_id, d.op_id), (1, 123, 0));
+    assert!(d.partitioned);
+    // The field number itself: an entry's tag byte is (24 << 3) | 2, as
+    // the two-byte varint 0xc2 0x01.
+    let bytes = proto::module_to_proto_bytes(&m).unwrap();
+    assert!(bytes.windows(2).any(|w| w == [0xc2, 0x01]));
 }
 
-/// A collective broadcast whose root is an operand is refused, not written
-/// as one from a fixed root.
+/// Everything the table can hold, read from a proto and written back: several
+/// arrays (one at a shape index), several sets per array, every field and
+/// every log mode.
 #[test]
-fn dynamic_root_broadcasts_are_refused_not_dropped() {
-    let m = parse(&data("xla_parser/short/CollectiveBroadcastDynamicRoot.hlo")).unwrap();
+fn debug_attributes_proto_text_proto_keeps_every_field() {
+    use hlo_opt::proto::messages::*;
+    let m = parse(&data("xla_parser/long/DebugAttributes.hlo")).unwrap();
+    let mut p = proto::module_to_proto(&m).unwrap();
+    let array = |name: &str, index: &[i64]| {
+        Some(OriginalArrayProto::new(OriginalArrayProtoFields {
+            instruction_name: name.into(),
+            shape_index: index.to_vec(),
+        }))
+    };
+    let set = |log_mode, callback_id, op_id, partitioned, sharding: &str| {
+        DebugAttributesProto::new(DebugAttributesProtoFields {
+            log_mode,
+            callback_id,
+            op_id,
+            partitioned,
+            operands_sharding: sharding.into(),
+        })
+    };
+    let a = DebugAttributeTableEntryProto::new(DebugAttributeTableEntryProtoFields {
+        original_array: array("constant", &[]),
+        debug_attributes: vec![
+            set(0, 0, 0, false, ""),
+            set(2, 7, 3, true, "{devices=[2]0,1}"),
+            set(3, -1, 0, false, ""),
+        ],
+    });
+    let b = DebugAttributeTableEntryProto::new(DebugAttributeTableEntryProtoFields {
+        original_array: array("tuple.2", &[1, 0]),
+        debug_attributes: vec![set(4, 0, 1, false, "a \"q\"")],
+    });
+    p.debug_attributes = vec![a, b];
+    let bytes = p.encode_to_vec();
+    let read = proto::read_module(&bytes).unwrap();
+    let text = print_module(&read);
+    assert!(
+        text.contains(concat!(
+            "debug_attributes={\n",
+            "  {\"constant\"}:({},{log_mode=fusion_debugger,callback_id=7,op_id=3,",
+            "partitioned=true,operands_sharding=\"{devices=[2]0,1}\"},",
+            "{log_mode=no_fusion,callback_id=-1}),\n",
+            "  {\"tuple.2\" {1,0}}:({log_mode=guaranteed,op_id=1,",
+            "operands_sharding=\"a \\\"q\\\"\"})\n",
+            "}\n"
+        )),
+        "{text}"
+    );
+    let reparsed = hlo_opt::text::parse_module(&text, "test").unwrap();
+    let again = proto::module_to_proto(&reparsed).unwrap();
+    assert_eq!(again.debug_attributes, p.debug_attributes);
+}
+
+/// A table the writer cannot read is an error naming the attribute.
+#[test]
+fn malformed_debug_attributes_are_errors() {
+    let text = read(&data("xla_parser/long/DebugAttributes.hlo"))
+        .replace("partitioned=true", "partitioned=yes");
+    let m = hlo_opt::text::parse_module(&text, "test").unwrap();
     let e = proto::module_to_proto(&m).unwrap_err();
-    assert!(e.message.contains("has_dynamic_root=true"), "{e}");
-    assert!(refused_as_documented(&e), "{e}");
+    assert!(e.message.contains("debug_attributes"), "{e}");
+    assert!(e.message.contains("partitioned"), "{e}");
+}
+
+/// A collective broadcast whose root is an operand is
+/// `HloInstructionProto.has_dynamic_root` (field 100), and prints back so.
+#[test]
+fn dynamic_root_broadcasts_are_instruction_field_100() {
+    let path = data("xla_parser/short/CollectiveBroadcastDynamicRoot.hlo");
+    let m = parse(&path).unwrap();
+    let p = proto::module_to_proto(&m).unwrap();
+    let entry = p.computations.last().unwrap();
+    let cb = entry
+        .instructions
+        .iter()
+        .find(|i| i.opcode == "collective-broadcast");
+    assert!(cb.unwrap().has_dynamic_root);
+    let bytes = proto::module_to_proto_bytes(&m).unwrap();
+    // Tag (100 << 3) | 0 as the varint 0xa0 0x06, then true.
+    assert!(bytes.windows(3).any(|w| w == [0xa0, 0x06, 0x01]));
+    let back = print_module(&proto::read_module(&bytes).unwrap());
+    assert!(
+        back.contains("replica_groups={{1,0},{2,3}}, has_dynamic_root=true\n"),
+        "{back}"
+    );
 }
 
 /// An in-place collective permute's slice sizes are one flat list in a

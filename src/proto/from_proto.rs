@@ -32,6 +32,7 @@ use crate::ir::shape::{push_int, ArrayShape, Layout, LayoutExtras, Shape, Tile};
 use crate::ir::{
     CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType, SharedStr,
 };
+use crate::text::checks::DEBUG_LOG_MODES;
 use crate::text::number::c_escape;
 use crate::text::printer::looks_like_json_object;
 use crate::util::FxMap;
@@ -656,6 +657,12 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
                 value: AttrValue::Raw(recovery_table_text(table, options)?.into()),
             });
         }
+    }
+    if !shell.debug_attributes.is_empty() {
+        header.push(Attr {
+            key: attr_key("debug_attributes"),
+            value: AttrValue::Raw(debug_attributes_text(&shell.debug_attributes)?.into()),
+        });
     }
     module.header = header;
     let kept_frames = match frames.index {
@@ -1489,6 +1496,11 @@ impl Reader<'_> {
                 if opcode == ReduceScatter {
                     a.list
                         .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
+                }
+                // `false` is also what a proto without the field says, and
+                // XLA before the field printed nothing: leave it unprinted.
+                if p.has_dynamic_root {
+                    a.raw("has_dynamic_root", |t| t.push_str("true"));
                 }
             }
             CollectivePermute | CollectivePermuteStart => {
@@ -2547,6 +2559,60 @@ fn original_array_text(a: &OriginalArrayProto, t: &mut String) {
         ints(t, &a.shape_index);
     }
     t.push('}');
+}
+
+/// The header's `debug_attributes={...}`: per original array a line
+/// `{"name"}:({log_mode=default,callback_id=1},...)`, each set with the
+/// fields that are not at their default, in the proto's order.
+fn debug_attributes_text(table: &[DebugAttributeTableEntryProto]) -> Result<String, ProtoError> {
+    let mut t = String::from("{\n");
+    for (i, e) in table.iter().enumerate() {
+        if i > 0 {
+            t.push_str(",\n");
+        }
+        t.push_str("  ");
+        let array = e
+            .original_array
+            .as_ref()
+            .ok_or_else(|| ProtoError::new("a debug_attributes entry has no original array"))?;
+        original_array_text(array, &mut t);
+        t.push_str(":(");
+        for (j, d) in e.debug_attributes.iter().enumerate() {
+            if j > 0 {
+                t.push(',');
+            }
+            let mut fields: Vec<String> = Vec::new();
+            if d.log_mode != 0 {
+                let mode = usize::try_from(d.log_mode)
+                    .ok()
+                    .and_then(|m| DEBUG_LOG_MODES.get(m))
+                    .ok_or_else(|| {
+                        ProtoError::new(format!("unknown debug log mode {}", d.log_mode))
+                    })?;
+                fields.push(format!("log_mode={mode}"));
+            }
+            if d.callback_id != 0 {
+                fields.push(format!("callback_id={}", d.callback_id));
+            }
+            if d.op_id != 0 {
+                fields.push(format!("op_id={}", d.op_id));
+            }
+            if d.partitioned {
+                fields.push("partitioned=true".into());
+            }
+            if !d.operands_sharding.is_empty() {
+                let mut q = String::from("operands_sharding=");
+                quoted(&mut q, &d.operands_sharding);
+                fields.push(q);
+            }
+            t.push('{');
+            t.push_str(&fields.join(","));
+            t.push('}');
+        }
+        t.push(')');
+    }
+    t.push_str("\n}");
+    Ok(t)
 }
 
 /// The header's `origin_recovery_table={...}`: per entry a line `{"old"} :

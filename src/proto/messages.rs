@@ -652,6 +652,8 @@ messages! {
         #[prost(int64, tag = "95")] pub num_carries: i64,
         /// XLA's `TriState`: 0 unspecified, 1 true, 2 false.
         #[prost(int32, tag = "96")] pub is_associative: i32,
+        /// A collective-broadcast whose last operand is the root's rank.
+        #[prost(bool, tag = "100")] pub has_dynamic_root: bool,
     }
 
     HloComputationProto = HloComputationProtoFields {
@@ -748,6 +750,24 @@ messages! {
         #[prost(message, optional, tag = "17")] pub stack_frame_index: Option<StackFrameIndexProto>,
         #[prost(message, optional, tag = "19")] pub frontend_attributes: Option<FrontendAttributes>,
         #[prost(message, optional, tag = "20")] pub original_value_recovery_table: Option<OriginalValueRecoveryTableProto>,
+        #[prost(message, repeated, tag = "24")] pub debug_attributes: Vec<DebugAttributeTableEntryProto>,
+    }
+
+    /// One key of the header's `debug_attributes={...}`: an original array
+    /// and what `xla.debug.Log` calls ask of it.
+    DebugAttributeTableEntryProto = DebugAttributeTableEntryProtoFields {
+        #[prost(message, optional, tag = "1")] pub original_array: Option<OriginalArrayProto>,
+        #[prost(message, repeated, tag = "2")] pub debug_attributes: Vec<DebugAttributesProto>,
+    }
+
+    DebugAttributesProto = DebugAttributesProtoFields {
+        /// XLA's `DebugLogModeProto`: 0 none, 1 default, 2 fusion_debugger,
+        /// 3 no_fusion, 4 guaranteed.
+        #[prost(int32, tag = "1")] pub log_mode: i32,
+        #[prost(int64, tag = "2")] pub callback_id: i64,
+        #[prost(int64, tag = "3")] pub op_id: i64,
+        #[prost(bool, tag = "4")] pub partitioned: bool,
+        #[prost(string, tag = "5")] pub operands_sharding: String,
     }
 
     /// `origin_recovery_table=` of the module header: which original array
@@ -797,7 +817,9 @@ mod tests {
             tags::<LayoutProtoFields>(),
             vec![1, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]
         );
-        assert_eq!(tags::<HloInstructionProtoFields>().len(), 80);
+        assert_eq!(tags::<HloInstructionProtoFields>().len(), 81);
+        assert!(tags::<HloInstructionProtoFields>().contains(&100));
+        assert!(tags::<HloModuleProtoFields>().contains(&24));
         assert_eq!(tags::<HloScheduleProtoFields>(), vec![1]);
     }
 

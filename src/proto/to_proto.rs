@@ -27,6 +27,7 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::NameUniquer;
 use crate::ir::shape::{ArrayShape, Layout, Shape};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, SharedStr};
+use crate::text::checks::DEBUG_LOG_MODES;
 use crate::text::number::c_unescape;
 use crate::util::{FxMap, FxSet};
 use prost::Message;
@@ -584,13 +585,7 @@ impl<'m> Writer<'m> {
                 "origin_recovery_table" => {
                     p.original_value_recovery_table = Some(parse_recovery_table(text)?)
                 }
-                // Its HloModuleProto field is newer than the XLA sources
-                // this writer follows; refusing beats dropping it.
-                "debug_attributes" => {
-                    return err(
-                        "the module attribute debug_attributes is not written as a proto yet",
-                    )
-                }
+                "debug_attributes" => p.debug_attributes = parse_debug_attributes(text)?,
                 _ => {}
             }
         }
@@ -825,16 +820,7 @@ impl<'m> Writer<'m> {
             }
             "outfeed_config" => p.outfeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
             "infeed_config" => p.infeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
-            // A collective broadcast from a fixed root is every proto's;
-            // one whose root is an operand has no field in the XLA sources
-            // followed (`hlo.proto` up to field 97).
-            "has_dynamic_root" if v == "false" => {}
-            "has_dynamic_root" => {
-                return err(
-                    "attribute has_dynamic_root=true is not written as a proto yet \
-                     (the HloInstructionProto of the XLA sources followed has no field for it)",
-                )
-            }
+            "has_dynamic_root" => p.has_dynamic_root = v == "true",
             "lhs_contracting_dims"
             | "rhs_contracting_dims"
             | "lhs_batch_dims"
@@ -1852,6 +1838,87 @@ fn parse_domain(p: &mut HloInstructionProto, c: &mut Cursor<'_>) -> PResult<()> 
     c.expect("=")?;
     p.domain_entry_sharding = Some(parse_sharding(c)?);
     c.expect("}")
+}
+
+/// `debug_attributes={ {"name"}:({log_mode=default,callback_id=1},{...}), ... }`:
+/// per original array, the attribute sets of the `xla.debug.Log` calls on
+/// it. `operands_sharding`, which no XLA text shown us spells, is a quoted
+/// string here.
+fn parse_debug_attributes(v: &str) -> Result<Vec<DebugAttributeTableEntryProto>, ProtoError> {
+    fn attributes(c: &mut Cursor<'_>) -> PResult<DebugAttributesProto> {
+        let mut d = DebugAttributesProto::default();
+        c.expect("{")?;
+        if c.eat("}") {
+            return Ok(d);
+        }
+        loop {
+            let at = c.pos;
+            let key = c.word();
+            c.expect("=")?;
+            match key {
+                "log_mode" => {
+                    let mode = c.word().to_ascii_lowercase();
+                    let n = DEBUG_LOG_MODES
+                        .iter()
+                        .position(|m| *m == mode)
+                        .ok_or_else(|| format!("Invalid debug_log_mode value: {mode}"))?;
+                    d.log_mode = n as i32;
+                }
+                "callback_id" => d.callback_id = c.int()?,
+                "op_id" => d.op_id = c.int()?,
+                "partitioned" => {
+                    d.partitioned = match c.word() {
+                        "true" => true,
+                        "false" => false,
+                        w => return Err(format!("expects true or false for partitioned, not {w}")),
+                    }
+                }
+                "operands_sharding" => d.operands_sharding = c.string()?,
+                _ => return Err(format!("unknown debug attribute '{key}' at offset {at}")),
+            }
+            if c.eat("}") {
+                return Ok(d);
+            }
+            c.expect(",")?;
+        }
+    }
+    fn entry(c: &mut Cursor<'_>) -> PResult<DebugAttributeTableEntryProto> {
+        let mut e = DebugAttributeTableEntryProto::default();
+        e.original_array =
+            Some(parse_original_array(c)?.ok_or("expects an original array, not {}")?);
+        c.expect(":")?;
+        c.expect("(")?;
+        if !c.eat(")") {
+            loop {
+                e.debug_attributes.push(attributes(c)?);
+                if c.eat(")") {
+                    break;
+                }
+                c.expect(",")?;
+            }
+        }
+        Ok(e)
+    }
+    let inner = || -> PResult<Vec<DebugAttributeTableEntryProto>> {
+        let mut c = Cursor::new(v);
+        let mut table = Vec::new();
+        c.expect("{")?;
+        if !c.eat("}") {
+            loop {
+                table.push(entry(&mut c)?);
+                if c.eat("}") {
+                    break;
+                }
+                c.expect(",")?;
+            }
+        }
+        c.ws();
+        if !c.rest().is_empty() {
+            return Err(format!("unexpected text at offset {}", c.pos));
+        }
+        Ok(table)
+    };
+    inner().map_err(|e| ProtoError::new(format!("debug_attributes: {e}")))
 }
 
 /// `origin_recovery_table={ {"old"} : {"new"}, "<module text>" ... }`: per

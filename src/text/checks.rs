@@ -606,6 +606,16 @@ pub fn parameter_replication_len(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
+/// The `log_mode=` values of the module's `debug_attributes`, each at the
+/// number of XLA's `DebugAttributesProto.DebugLogModeProto`.
+pub const DEBUG_LOG_MODES: [&str; 5] = [
+    "none",
+    "default",
+    "fusion_debugger",
+    "no_fusion",
+    "guaranteed",
+];
+
 /// `log_mode=` values inside the module's `debug_attributes`.
 pub fn check_debug_attributes(s: &str) -> Result<(), String> {
     let mut rest = s;
@@ -615,10 +625,7 @@ pub fn check_debug_attributes(s: &str) -> Result<(), String> {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(value.len());
         let mode = &value[..end];
-        if !matches!(
-            mode.to_ascii_lowercase().as_str(),
-            "default" | "fusion_debugger"
-        ) {
+        if !DEBUG_LOG_MODES.contains(&mode.to_ascii_lowercase().as_str()) {
             return Err(format!("Invalid debug_log_mode value: {mode}"));
         }
         rest = &value[end..];
