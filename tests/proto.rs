@@ -568,15 +568,24 @@ fn debug_attributes_proto_text_proto_keeps_every_field() {
     assert_eq!(again.debug_attributes, p.debug_attributes);
 }
 
-/// A table the writer cannot read is an error naming the attribute.
+/// A malformed table is the parser's error, at its line and column; one
+/// put in the IR by other means is the writer's, naming the attribute.
 #[test]
 fn malformed_debug_attributes_are_errors() {
     let text = read(&data("xla_parser/long/DebugAttributes.hlo"))
         .replace("partitioned=true", "partitioned=yes");
-    let m = hlo_opt::text::parse_module(&text, "test").unwrap();
+    let e = hlo_opt::text::parse_module(&text, "t.hlo")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("t.hlo:3:"), "{e}");
+    assert!(e.contains("partitioned"), "{e}");
+
+    let mut m = parse(&data("xla_parser/long/DebugAttributes.hlo")).unwrap();
+    let attr = m.header.iter_mut().find(|a| a.key == "debug_attributes");
+    attr.unwrap().value = hlo_opt::ir::AttrValue::Raw("{ {\"c\"}:({op_id=x}) }".into());
     let e = proto::module_to_proto(&m).unwrap_err();
     assert!(e.message.contains("debug_attributes"), "{e}");
-    assert!(e.message.contains("partitioned"), "{e}");
+    assert!(e.message.contains("integer"), "{e}");
 }
 
 /// A collective broadcast whose root is an operand is

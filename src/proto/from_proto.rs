@@ -32,7 +32,7 @@ use crate::ir::shape::{push_int, ArrayShape, Layout, LayoutExtras, Shape, Tile};
 use crate::ir::{
     CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType, SharedStr,
 };
-use crate::text::checks::DEBUG_LOG_MODES;
+use crate::text::debug_attributes;
 use crate::text::number::c_escape;
 use crate::text::printer::looks_like_json_object;
 use crate::util::FxMap;
@@ -2561,58 +2561,37 @@ fn original_array_text(a: &OriginalArrayProto, t: &mut String) {
     t.push('}');
 }
 
-/// The header's `debug_attributes={...}`: per original array a line
-/// `{"name"}:({log_mode=default,callback_id=1},...)`, each set with the
-/// fields that are not at their default, in the proto's order.
+/// The header's `debug_attributes={...}` from `HloModuleProto` field 24.
 fn debug_attributes_text(table: &[DebugAttributeTableEntryProto]) -> Result<String, ProtoError> {
-    let mut t = String::from("{\n");
-    for (i, e) in table.iter().enumerate() {
-        if i > 0 {
-            t.push_str(",\n");
-        }
-        t.push_str("  ");
+    let entry = |e: &DebugAttributeTableEntryProto| {
         let array = e
             .original_array
             .as_ref()
             .ok_or_else(|| ProtoError::new("a debug_attributes entry has no original array"))?;
-        original_array_text(array, &mut t);
-        t.push_str(":(");
-        for (j, d) in e.debug_attributes.iter().enumerate() {
-            if j > 0 {
-                t.push(',');
-            }
-            let mut fields: Vec<String> = Vec::new();
-            if d.log_mode != 0 {
-                let mode = usize::try_from(d.log_mode)
-                    .ok()
-                    .and_then(|m| DEBUG_LOG_MODES.get(m))
-                    .ok_or_else(|| {
-                        ProtoError::new(format!("unknown debug log mode {}", d.log_mode))
-                    })?;
-                fields.push(format!("log_mode={mode}"));
-            }
-            if d.callback_id != 0 {
-                fields.push(format!("callback_id={}", d.callback_id));
-            }
-            if d.op_id != 0 {
-                fields.push(format!("op_id={}", d.op_id));
-            }
-            if d.partitioned {
-                fields.push("partitioned=true".into());
-            }
-            if !d.operands_sharding.is_empty() {
-                let mut q = String::from("operands_sharding=");
-                quoted(&mut q, &d.operands_sharding);
-                fields.push(q);
-            }
-            t.push('{');
-            t.push_str(&fields.join(","));
-            t.push('}');
-        }
-        t.push(')');
-    }
-    t.push_str("\n}");
-    Ok(t)
+        let sets = e.debug_attributes.iter().map(|d| {
+            let log_mode = usize::try_from(d.log_mode)
+                .ok()
+                .filter(|&m| m < debug_attributes::LOG_MODES.len())
+                .ok_or_else(|| ProtoError::new(format!("unknown debug log mode {}", d.log_mode)))?;
+            Ok(debug_attributes::DebugAttributeSet {
+                log_mode,
+                callback_id: d.callback_id,
+                op_id: d.op_id,
+                partitioned: d.partitioned,
+                operands_sharding: d.operands_sharding.clone(),
+            })
+        });
+        Ok(debug_attributes::DebugAttributeEntry {
+            instruction_name: array.instruction_name.clone(),
+            shape_index: array.shape_index.clone(),
+            sets: sets.collect::<Result<_, ProtoError>>()?,
+        })
+    };
+    let table = table
+        .iter()
+        .map(entry)
+        .collect::<Result<Vec<_>, ProtoError>>()?;
+    Ok(debug_attributes::print(&table))
 }
 
 /// The header's `origin_recovery_table={...}`: per entry a line `{"old"} :

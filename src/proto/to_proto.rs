@@ -27,7 +27,7 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::NameUniquer;
 use crate::ir::shape::{ArrayShape, Layout, Shape};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, SharedStr};
-use crate::text::checks::DEBUG_LOG_MODES;
+use crate::text::debug_attributes;
 use crate::text::number::c_unescape;
 use crate::util::{FxMap, FxSet};
 use prost::Message;
@@ -1840,85 +1840,34 @@ fn parse_domain(p: &mut HloInstructionProto, c: &mut Cursor<'_>) -> PResult<()> 
     c.expect("}")
 }
 
-/// `debug_attributes={ {"name"}:({log_mode=default,callback_id=1},{...}), ... }`:
-/// per original array, the attribute sets of the `xla.debug.Log` calls on
-/// it. `operands_sharding`, which no XLA text shown us spells, is a quoted
-/// string here.
+/// The header's `debug_attributes={...}` as `HloModuleProto` field 24.
 fn parse_debug_attributes(v: &str) -> Result<Vec<DebugAttributeTableEntryProto>, ProtoError> {
-    fn attributes(c: &mut Cursor<'_>) -> PResult<DebugAttributesProto> {
-        let mut d = DebugAttributesProto::default();
-        c.expect("{")?;
-        if c.eat("}") {
-            return Ok(d);
-        }
-        loop {
-            let at = c.pos;
-            let key = c.word();
-            c.expect("=")?;
-            match key {
-                "log_mode" => {
-                    let mode = c.word().to_ascii_lowercase();
-                    let n = DEBUG_LOG_MODES
-                        .iter()
-                        .position(|m| *m == mode)
-                        .ok_or_else(|| format!("Invalid debug_log_mode value: {mode}"))?;
-                    d.log_mode = n as i32;
-                }
-                "callback_id" => d.callback_id = c.int()?,
-                "op_id" => d.op_id = c.int()?,
-                "partitioned" => {
-                    d.partitioned = match c.word() {
-                        "true" => true,
-                        "false" => false,
-                        w => return Err(format!("expects true or false for partitioned, not {w}")),
-                    }
-                }
-                "operands_sharding" => d.operands_sharding = c.string()?,
-                _ => return Err(format!("unknown debug attribute '{key}' at offset {at}")),
-            }
-            if c.eat("}") {
-                return Ok(d);
-            }
-            c.expect(",")?;
-        }
-    }
-    fn entry(c: &mut Cursor<'_>) -> PResult<DebugAttributeTableEntryProto> {
-        let mut e = DebugAttributeTableEntryProto::default();
-        e.original_array =
-            Some(parse_original_array(c)?.ok_or("expects an original array, not {}")?);
-        c.expect(":")?;
-        c.expect("(")?;
-        if !c.eat(")") {
-            loop {
-                e.debug_attributes.push(attributes(c)?);
-                if c.eat(")") {
-                    break;
-                }
-                c.expect(",")?;
-            }
-        }
-        Ok(e)
-    }
-    let inner = || -> PResult<Vec<DebugAttributeTableEntryProto>> {
-        let mut c = Cursor::new(v);
-        let mut table = Vec::new();
-        c.expect("{")?;
-        if !c.eat("}") {
-            loop {
-                table.push(entry(&mut c)?);
-                if c.eat("}") {
-                    break;
-                }
-                c.expect(",")?;
-            }
-        }
-        c.ws();
-        if !c.rest().is_empty() {
-            return Err(format!("unexpected text at offset {}", c.pos));
-        }
-        Ok(table)
-    };
-    inner().map_err(|e| ProtoError::new(format!("debug_attributes: {e}")))
+    let table = debug_attributes::parse(v)
+        .map_err(|(_, e)| ProtoError::new(format!("debug_attributes: {e}")))?;
+    Ok(table
+        .into_iter()
+        .map(|e| {
+            DebugAttributeTableEntryProto::new(DebugAttributeTableEntryProtoFields {
+                original_array: Some(OriginalArrayProto::new(OriginalArrayProtoFields {
+                    instruction_name: e.instruction_name,
+                    shape_index: e.shape_index,
+                })),
+                debug_attributes: e
+                    .sets
+                    .into_iter()
+                    .map(|d| {
+                        DebugAttributesProto::new(DebugAttributesProtoFields {
+                            log_mode: d.log_mode as i32,
+                            callback_id: d.callback_id,
+                            op_id: d.op_id,
+                            partitioned: d.partitioned,
+                            operands_sharding: d.operands_sharding,
+                        })
+                    })
+                    .collect(),
+            })
+        })
+        .collect())
 }
 
 /// `origin_recovery_table={ {"old"} : {"new"}, "<module text>" ... }`: per

@@ -606,33 +606,6 @@ pub fn parameter_replication_len(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
-/// The `log_mode=` values of the module's `debug_attributes`, each at the
-/// number of XLA's `DebugAttributesProto.DebugLogModeProto`.
-pub const DEBUG_LOG_MODES: [&str; 5] = [
-    "none",
-    "default",
-    "fusion_debugger",
-    "no_fusion",
-    "guaranteed",
-];
-
-/// `log_mode=` values inside the module's `debug_attributes`.
-pub fn check_debug_attributes(s: &str) -> Result<(), String> {
-    let mut rest = s;
-    while let Some(i) = rest.find("log_mode=") {
-        let value = &rest[i + "log_mode=".len()..];
-        let end = value
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(value.len());
-        let mode = &value[..end];
-        if !DEBUG_LOG_MODES.contains(&mode.to_ascii_lowercase().as_str()) {
-            return Err(format!("Invalid debug_log_mode value: {mode}"));
-        }
-        rest = &value[end..];
-    }
-    Ok(())
-}
-
 /// `replica_groups=mesh['a'=2,'b'=2, device_ids=(...)] {'a', 'b':(1)2}`:
 /// axis references must name or index an axis of the mesh, and explicit
 /// device ids must fill it. Other forms of replica groups are not checked.
@@ -773,7 +746,5 @@ mod tests {
             check_mesh_replica_groups("mesh['axis_0'=2,'axis_1'=2, device_ids=(0,1,2)] {'axis_0'}")
                 .unwrap_err();
         assert!(e.contains("device_ids"), "{e}");
-        assert!(check_debug_attributes("{ {\"c\"}:({log_mode=default,callback_id=1}) }").is_ok());
-        assert!(check_debug_attributes("{ {\"c\"}:({log_mode=invalid_mode}) }").is_err());
     }
 }

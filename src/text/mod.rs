@@ -1,6 +1,7 @@
 //! HLO text: the parser and the printer.
 
 pub mod checks;
+pub mod debug_attributes;
 pub mod error;
 mod input;
 pub mod number;

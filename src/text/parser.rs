@@ -1091,8 +1091,8 @@ impl<'a> Parser<'a> {
                 self.skip_ws()?;
                 let start = self.pos;
                 let raw = self.raw_value()?;
-                if let Err(m) = checks::check_debug_attributes(raw) {
-                    return self.err_at(start, m);
+                if let Err((offset, m)) = super::debug_attributes::parse(raw) {
+                    return self.err_at(start + offset, m);
                 }
                 AttrValue::Raw(self.shared(raw))
             }
