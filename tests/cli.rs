@@ -379,3 +379,102 @@ fn a_round_trip_runs_no_contract_check() {
     );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), CONTRACT_VIOLATIONS);
 }
+
+fn run_ok(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// A `.pb` is read as a proto and printed as XLA prints it.
+#[test]
+fn a_proto_prints_as_xla_prints_it() {
+    let out = run_ok(
+        hlo_opt()
+            .args(["--passes", ""])
+            .arg(data("corpus/argmax_f32.opt.pb")),
+    );
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        read(&data("corpus/argmax_f32.opt.from_pb.hlo"))
+    );
+}
+
+/// `-o X.pb` writes a binary proto (`--output-format proto` the same to
+/// stdout), which reads back as the text it came from (a module XLA prints
+/// the same from text and from proto); `--output-format text` overrides
+/// the extension.
+#[test]
+fn output_format_follows_the_extension_or_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = data("corpus/softmax_fwd_lastaxis_f32.hlo");
+    let pb = dir.path().join("out.pb");
+    run_ok(hlo_opt().args(["--passes", "", "-o"]).arg(&pb).arg(&text));
+    let written = std::fs::read(&pb).unwrap();
+    assert!(std::str::from_utf8(&written).is_err(), "a binary proto");
+    let stdout = run_ok(
+        hlo_opt()
+            .args(["--passes", "", "--output-format", "proto"])
+            .arg(&text),
+    );
+    assert_eq!(stdout, written);
+    let back = run_ok(hlo_opt().args(["--passes", ""]).arg(&pb));
+    assert_eq!(String::from_utf8(back).unwrap(), read(&text));
+    let as_text = dir.path().join("text.pb");
+    run_ok(
+        hlo_opt()
+            .args(["--passes", "", "--output-format", "text", "-o"])
+            .arg(&as_text)
+            .arg(&text),
+    );
+    assert_eq!(std::fs::read_to_string(&as_text).unwrap(), read(&text));
+}
+
+/// Without a `.pb` extension the content decides (neuronx-distributed
+/// names its binary protos `.hlo`); `--input-format` overrides both, and a
+/// wrong one is a clear error.
+#[test]
+fn input_format_follows_the_extension_the_content_or_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let proto_named_hlo = dir.path().join("module.hlo");
+    std::fs::copy(data("corpus/argmax_f32.opt.pb"), &proto_named_hlo).unwrap();
+    let out = run_ok(hlo_opt().args(["--passes", ""]).arg(&proto_named_hlo));
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        read(&data("corpus/argmax_f32.opt.from_pb.hlo"))
+    );
+    let forced = run_ok(
+        hlo_opt()
+            .args(["--passes", "", "--input-format", "proto"])
+            .arg(&proto_named_hlo),
+    );
+    assert_eq!(
+        String::from_utf8(forced).unwrap(),
+        read(&data("corpus/argmax_f32.opt.from_pb.hlo"))
+    );
+
+    let out = hlo_opt()
+        .args(["--passes", "", "--input-format", "text"])
+        .arg(&proto_named_hlo)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("module.hlo"), "{err}");
+    assert!(err.contains("--input-format proto"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    let out = hlo_opt()
+        .args(["--passes", "", "--input-format", "proto"])
+        .arg(data("corpus/argmax_f32.hlo"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("argmax_f32.hlo: error:"), "{err}");
+    assert!(out.stdout.is_empty());
+}

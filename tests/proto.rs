@@ -715,3 +715,59 @@ fn the_first_bytes_tell_text_from_a_proto() {
         );
     }
 }
+
+/// `bytes` as field 1 of a message, after `before` and followed by `after`
+/// (other fields, already encoded).
+fn wrap(bytes: &[u8], before: &[u8], after: &[u8]) -> Vec<u8> {
+    let mut out = before.to_vec();
+    prost::encoding::bytes::encode(1, &bytes.to_vec(), &mut out);
+    out.extend_from_slice(after);
+    out
+}
+
+/// XLA's hlo-opt also takes an `HloProto` (the module in field 1, a buffer
+/// assignment in field 3) and an `HloSnapshot` (the `HloProto` in field 1,
+/// arguments, result and platform in 2-4): each reads as the bare module.
+#[test]
+fn hlo_proto_and_hlo_snapshot_wrappers_read_as_their_module() {
+    let mut other = Vec::new();
+    prost::encoding::bytes::encode(3, &vec![8, 1, 16, 2], &mut other);
+    let mut snapshot_fields = Vec::new();
+    prost::encoding::bytes::encode(2, &vec![10, 0], &mut snapshot_fields);
+    prost::encoding::string::encode(4, &"Host".to_string(), &mut snapshot_fields);
+    for p in files("corpus", |n| n.ends_with(".pb")).iter().take(20) {
+        let bare = std::fs::read(p).unwrap();
+        let want = print_module(&proto::read_module(&bare).unwrap());
+        let hlo_proto = wrap(&bare, &[], &other);
+        for (kind, bytes) in [
+            ("HloProto", wrap(&bare, &[], &[])),
+            ("HloProto with a buffer assignment", hlo_proto.clone()),
+            ("HloSnapshot", wrap(&hlo_proto, &[], &snapshot_fields)),
+            (
+                "HloSnapshot, fields first",
+                wrap(&hlo_proto, &snapshot_fields, &[]),
+            ),
+        ] {
+            let got = proto::read_module(&bytes).unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_eq!(print_module(&got), want, "{kind} of {}", p.display());
+        }
+    }
+}
+
+/// What tells a wrapper from a bare module cannot be fooled by the module's
+/// name or by module fields newer than the reader.
+#[test]
+fn a_bare_module_is_not_taken_for_a_wrapper() {
+    let bare = std::fs::read(data("corpus/softmax_fwd_lastaxis_f32.pb")).unwrap();
+    let mut p = proto::messages::HloModuleProto::decode(&bare[..]).unwrap();
+    // "0a" as a message is field 6 (entry_computation_id), varint 97.
+    p.name = "0a".into();
+    let renamed = p.encode_to_vec();
+    let m = proto::read_module(&renamed).unwrap();
+    assert_eq!(&*m.name, "0a");
+    // A module with debug_attributes (field 24) inside an HloProto.
+    let m = parse(&data("xla_parser/long/DebugAttributes.hlo")).unwrap();
+    let bytes = proto::module_to_proto_bytes(&m).unwrap();
+    let back = proto::read_module(&wrap(&bytes, &[], &[])).unwrap();
+    assert!(print_module(&back).contains("debug_attributes={"));
+}

@@ -101,13 +101,16 @@ fn top_fields(mut b: &[u8]) -> Option<Vec<(u32, WireType, &[u8])>> {
     Some(out)
 }
 
-/// Whether bytes look like an `HloModuleProto`: they parse, every tag is
-/// one of its fields, and they have an entry computation id or computations.
+/// Whether bytes look like an `HloModuleProto`: they parse, have a name
+/// (field 1, UTF-8), and an entry computation id or computations.
 fn looks_like_module(b: &[u8]) -> bool {
     let Some(fs) = top_fields(b) else {
         return false;
     };
-    fs.iter().all(|f| (1..=20).contains(&f.0))
+    let named = fs
+        .iter()
+        .any(|f| f.0 == 1 && f.1 == WireType::LengthDelimited && std::str::from_utf8(f.2).is_ok());
+    named
         && fs.iter().any(|f| {
             (f.0 == 6 && f.1 == WireType::Varint) || (f.0 == 3 && f.1 == WireType::LengthDelimited)
         })
@@ -131,16 +134,22 @@ pub enum Wrapper {
 /// The encoded `HloModuleProto` inside `bytes`, which may be a bare module,
 /// an `HloProto` (module in field 1) or an `HloSnapshot` (`HloProto` in
 /// field 1).
+///
+/// A message with a field past 4 is a module (the wrappers have none; a
+/// module has its id and entry id, 5 and 6). Otherwise the deepest field 1
+/// that looks like a module wins: a module's own field 1 is its name, which
+/// never looks like one, while an `HloProto` (a module and a buffer
+/// assignment) can look like a module to a shallower test.
 pub fn unwrap_module(bytes: &[u8]) -> (Wrapper, &[u8]) {
-    if let Some(inner) = field_one(bytes) {
-        if looks_like_module(inner) {
-            return (Wrapper::HloProto, inner);
-        }
-        if let Some(inner2) = field_one(inner) {
-            if looks_like_module(inner2) {
-                return (Wrapper::HloSnapshot, inner2);
-            }
-        }
+    if top_fields(bytes).is_some_and(|fs| fs.iter().any(|f| f.0 > 4)) {
+        return (Wrapper::HloModuleProto, bytes);
+    }
+    let inner = field_one(bytes);
+    if let Some(module) = inner.and_then(field_one).filter(|m| looks_like_module(m)) {
+        return (Wrapper::HloSnapshot, module);
+    }
+    if let Some(module) = inner.filter(|m| looks_like_module(m)) {
+        return (Wrapper::HloProto, module);
     }
     (Wrapper::HloModuleProto, bytes)
 }
