@@ -771,3 +771,90 @@ fn a_bare_module_is_not_taken_for_a_wrapper() {
     let back = proto::read_module(&wrap(&bytes, &[], &[])).unwrap();
     assert!(print_module(&back).contains("debug_attributes={"));
 }
+
+/// Newer XLA may write an instruction's backend config as a `Payload`
+/// (field 99): an id into the module's `payloads` (22) or inline. Either
+/// reads as the config; the writer writes it inline in `backend_config`,
+/// as XLA's `ToProto` does by default.
+#[test]
+fn backend_config_payloads_read_as_the_config() {
+    use hlo_opt::proto::messages::*;
+    let path = data("corpus/softmax_fwd_lastaxis_f32.opt.pb");
+    let bare = std::fs::read(&path).unwrap();
+    let want = print_module(&proto::read_module(&bare).unwrap());
+    let p = HloModuleProto::decode(&bare[..]).unwrap();
+    let with_payloads = |inline: bool| {
+        let mut p = p.clone();
+        let mut payloads = Vec::new();
+        for c in &mut p.computations {
+            for i in &mut c.instructions {
+                if i.backend_config.is_empty() {
+                    continue;
+                }
+                let config = std::mem::take(&mut i.backend_config);
+                i.backend_config_payload = Some(Payload::new(if inline {
+                    PayloadFields {
+                        value: Some(config),
+                        id: None,
+                    }
+                } else {
+                    payloads.push(config);
+                    PayloadFields {
+                        value: None,
+                        id: Some(payloads.len() as i64 - 1),
+                    }
+                }));
+            }
+        }
+        assert!(inline || !payloads.is_empty());
+        p.payloads = payloads;
+        p
+    };
+    for inline in [false, true] {
+        let q = with_payloads(inline);
+        let m = proto::read_module(&q.encode_to_vec()).unwrap();
+        assert_eq!(print_module(&m), want, "inline: {inline}");
+        let back = proto::module_to_proto(&m).unwrap();
+        assert!(back.payloads.is_empty());
+        let configs = back.computations.iter().flat_map(|c| &c.instructions);
+        assert!(configs.clone().all(|i| i.backend_config_payload.is_none()));
+        assert!(configs.clone().any(|i| !i.backend_config.is_empty()));
+    }
+    let mut bad = with_payloads(false);
+    bad.payloads.pop();
+    let e = proto::read_module(&bad.encode_to_vec()).unwrap_err();
+    assert!(e.message.contains("backend_config_payload id"), "{e}");
+}
+
+/// Fields of a newer XLA on instructions and computations (kept as bytes)
+/// survive proto -> IR -> proto.
+#[test]
+fn unknown_instruction_and_computation_fields_survive_proto_ir_proto() {
+    use hlo_opt::proto::messages::*;
+    let bare = std::fs::read(data("corpus/softmax_fwd_lastaxis_f32.pb")).unwrap();
+    let mut p = HloModuleProto::decode(&bare[..]).unwrap();
+    // Instruction field 97 (conv_kind) = 2, field 1000 = "x"; computation
+    // field 1001 = 7.
+    let mut instr_extra = Vec::new();
+    prost::encoding::int32::encode(97, &2, &mut instr_extra);
+    prost::encoding::string::encode(1000, &"x".to_string(), &mut instr_extra);
+    let mut comp_extra = Vec::new();
+    prost::encoding::int64::encode(1001, &7, &mut comp_extra);
+    for c in &mut p.computations {
+        c.unknown = comp_extra.clone();
+        for i in &mut c.instructions {
+            i.unknown = instr_extra.clone();
+        }
+    }
+    let bytes = p.encode_to_vec();
+    let m = proto::read_module_with(&bytes, &proto::ReadOptions { xla_order: false }).unwrap();
+    let back = proto::module_to_proto(&m).unwrap();
+    assert_eq!(back.computations.len(), p.computations.len());
+    for (c, d) in back.computations.iter().zip(&p.computations) {
+        assert_eq!(c.unknown, comp_extra, "{}", c.name);
+        for i in &c.instructions {
+            assert_eq!(i.unknown, instr_extra, "{}", i.name);
+        }
+        assert_eq!(c.instructions.len(), d.instructions.len());
+    }
+}

@@ -19,6 +19,10 @@ pub struct SourcePos {
     pub column: u32,
 }
 
+/// Encoded proto fields this crate does not model, by instruction
+/// ([`InstrId`] index, ascending).
+pub type ProtoUnknownFields = Box<[(u32, Box<[u8]>)]>;
+
 #[derive(Clone, Debug, Default)]
 pub struct Computation {
     pub name: Box<str>,
@@ -49,6 +53,13 @@ pub struct Computation {
     /// [`InstrId`] index, ascending) whose precision config had no operand
     /// precisions, as XLA's passes make it; the text cannot show that.
     proto_bare_precision: Option<Box<[u32]>>,
+    /// For a computation read from a binary proto: the encoded fields of
+    /// its instructions that this crate does not model (a newer XLA's), by
+    /// [`InstrId`] index, ascending; the writer writes them back.
+    proto_unknown: Option<ProtoUnknownFields>,
+    /// For a computation read from a binary proto: its own encoded fields
+    /// that this crate does not model.
+    pub proto_unknown_own: Option<Box<[u8]>>,
     /// For a computation read from a binary proto: its position among the
     /// proto's computations.
     pub proto_position: Option<usize>,
@@ -166,6 +177,24 @@ impl Computation {
     /// precisions ([`InstrId`] indices, ascending).
     pub fn set_proto_bare_precision(&mut self, ids: Box<[u32]>) {
         self.proto_bare_precision = Some(ids);
+    }
+
+    /// The encoded proto fields of instruction `id` this crate does not
+    /// model, if it was read with any.
+    pub fn proto_unknown(&self, id: InstrId) -> &[u8] {
+        let Some(all) = &self.proto_unknown else {
+            return &[];
+        };
+        match all.binary_search_by_key(&(id.index() as u32), |e| e.0) {
+            Ok(k) => &all[k].1,
+            Err(_) => &[],
+        }
+    }
+
+    /// Sets the instructions' unknown proto fields ([`InstrId`] indices,
+    /// ascending).
+    pub fn set_proto_unknown(&mut self, fields: ProtoUnknownFields) {
+        self.proto_unknown = Some(fields);
     }
 
     /// Sets the proto order of the instructions ([`InstrId`] indices).

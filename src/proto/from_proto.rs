@@ -559,6 +559,7 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
             shapes: FxMap::default(),
             keys: FxMap::default(),
             schedule: shell.schedule.as_ref(),
+            payloads: &shell.payloads,
             scratch: HloInstructionProto::default(),
         },
         |r, _, c| {
@@ -988,6 +989,8 @@ struct Reader<'c> {
     shapes: FxMap<Box<[u8]>, (Arc<Shape>, i32)>,
     keys: FxMap<&'static str, SharedStr>,
     schedule: Option<&'c HloScheduleProto>,
+    /// `HloModuleProto.payloads`, which `backend_config_payload` ids index.
+    payloads: &'c [Vec<u8>],
     /// The message each instruction is decoded into, reused.
     scratch: HloInstructionProto,
 }
@@ -1127,6 +1130,7 @@ impl Reader<'_> {
         let mut types: Vec<i32> = vec![0; n];
         let mut pending: Vec<Pending> = Vec::with_capacity(n);
         let mut bare_precision: Vec<u32> = Vec::new();
+        let mut unknown: Vec<(u32, Box<[u8]>)> = Vec::new();
         let mut has_async_start = false;
         let mut p = std::mem::take(&mut self.scratch);
         for &i in &order {
@@ -1199,6 +1203,9 @@ impl Reader<'_> {
             {
                 bare_precision.push(pending.len() as u32);
             }
+            if !p.unknown.is_empty() {
+                unknown.push((pending.len() as u32, p.unknown.as_slice().into()));
+            }
             let operand_types: SmallVec<[i32; 4]> = operands[i].iter().map(|&o| types[o]).collect();
             let pend = self
                 .instruction(
@@ -1269,6 +1276,12 @@ impl Reader<'_> {
         }
         if !bare_precision.is_empty() {
             comp.set_proto_bare_precision(bare_precision.into());
+        }
+        if !unknown.is_empty() {
+            comp.set_proto_unknown(unknown.into());
+        }
+        if !data.shell.unknown.is_empty() {
+            comp.proto_unknown_own = Some(data.shell.unknown.as_slice().into());
         }
         if !data.shell.execution_thread.is_empty() && data.shell.execution_thread != "main" {
             comp.execution_thread = Some(data.shell.execution_thread.as_str().into());
@@ -1748,8 +1761,23 @@ impl Reader<'_> {
                 a.raw("metadata", |t| metadata_view_text(&m, sf, t));
             }
         }
-        if !p.backend_config.is_empty() {
-            let s = std::str::from_utf8(&p.backend_config)
+        // A payload, where present, is the config (as XLA's loader has it).
+        let config_payload = p.backend_config_payload.as_ref();
+        let backend_config: &[u8] = match (config_payload.and_then(|x| x.id), config_payload) {
+            (Some(id), _) => usize::try_from(id)
+                .ok()
+                .and_then(|i| self.payloads.get(i))
+                .ok_or_else(|| {
+                    ProtoError::new(format!(
+                        "backend_config_payload id {id} is not in the module's {} payloads",
+                        self.payloads.len()
+                    ))
+                })?,
+            (None, Some(x)) => x.value.as_deref().unwrap_or(&p.backend_config),
+            (None, None) => &p.backend_config,
+        };
+        if !backend_config.is_empty() {
+            let s = std::str::from_utf8(backend_config)
                 .map_err(|_| ProtoError::new("backend_config is not UTF-8"))?;
             let r = push_range(a.text, |t| t.push_str(s));
             a.list.push(("backend_config", PVal::BackendConfig(r)));

@@ -293,6 +293,13 @@ messages! {
         #[prost(int32, tag = "5")] pub profile_generation_strategy: i32,
     }
 
+    /// A string either inline or as an index into
+    /// `HloModuleProto.payloads` (XLA's oneof `payload_source`).
+    Payload = PayloadFields {
+        #[prost(bytes = "vec", optional, tag = "1")] pub value: Option<Vec<u8>>,
+        #[prost(int64, optional, tag = "2")] pub id: Option<i64>,
+    }
+
     OpMetadata = OpMetadataFields {
         #[prost(string, tag = "1")] pub op_type: String,
         #[prost(string, tag = "2")] pub op_name: String,
@@ -608,6 +615,9 @@ messages! {
         #[prost(int64, repeated, tag = "38")] pub called_computation_ids: Vec<i64>,
         #[prost(message, optional, tag = "40")] pub sharding: Option<OpSharding>,
         #[prost(bytes = "vec", tag = "43")] pub backend_config: Vec<u8>,
+        /// Where newer XLA may put the backend config instead (deduplicated
+        /// into `HloModuleProto.payloads`); read, never written.
+        #[prost(message, optional, tag = "99")] pub backend_config_payload: Option<Payload>,
         #[prost(message, repeated, tag = "49")] pub replica_groups: Vec<ReplicaGroup>,
         #[prost(int64, tag = "45")] pub all_reduce_id: i64,
         #[prost(bool, tag = "71")] pub use_global_device_ids: bool,
@@ -751,6 +761,8 @@ messages! {
         #[prost(message, optional, tag = "19")] pub frontend_attributes: Option<FrontendAttributes>,
         #[prost(message, optional, tag = "20")] pub original_value_recovery_table: Option<OriginalValueRecoveryTableProto>,
         #[prost(message, repeated, tag = "24")] pub debug_attributes: Vec<DebugAttributeTableEntryProto>,
+        /// The table `Payload.id`s index; read, never written.
+        #[prost(bytes = "vec", repeated, tag = "22")] pub payloads: Vec<Vec<u8>>,
     }
 
     /// One key of the header's `debug_attributes={...}`: an original array
@@ -817,7 +829,7 @@ mod tests {
             tags::<LayoutProtoFields>(),
             vec![1, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]
         );
-        assert_eq!(tags::<HloInstructionProtoFields>().len(), 81);
+        assert_eq!(tags::<HloInstructionProtoFields>().len(), 82);
         assert!(tags::<HloInstructionProtoFields>().contains(&100));
         assert!(tags::<HloModuleProtoFields>().contains(&24));
         assert_eq!(tags::<HloScheduleProtoFields>(), vec![1]);

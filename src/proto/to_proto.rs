@@ -508,6 +508,11 @@ impl<'m> Writer<'m> {
             let cid = self.comp_ids[&id];
             let (order, local) = instr_ids.remove(&id).expect("every computation");
             let mut cp = HloComputationProto::default();
+            cp.unknown = comp
+                .proto_unknown_own
+                .as_deref()
+                .unwrap_or_default()
+                .to_vec();
             cp.name = comp.name.to_string();
             cp.id = cid;
             let mut comp_frames = Vec::new();
@@ -650,7 +655,9 @@ impl<'m> Writer<'m> {
         local: &FxMap<InstrId, i64>,
     ) -> Result<HloInstructionProto, ProtoError> {
         let instr = comp.instr(instr_id);
-        let mut p = HloInstructionProto::default();
+        let mut p = HloInstructionProto::new(Default::default());
+        // Fields of a newer XLA it was read with, as they came.
+        p.unknown = comp.proto_unknown(instr_id).to_vec();
         p.name = instr.name.to_string();
         p.opcode = instr.opcode.name().to_string();
         p.shape = Some(shape_to_proto(&instr.shape));
