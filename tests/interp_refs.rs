@@ -13,9 +13,7 @@
 //! 1e-5, bf16 1e-2, ... of |ref| + max|ref|; integers, pred and indices
 //! exact), except where a case says why not (`OVERRIDES`).
 //!
-//! The refs live in `tests/data/refs/` (a copy of `corpus/refs/`, without
-//! the five files over 600 KB). Those five are read from
-//! `../shared/corpus/refs/` when it is there, and ignored otherwise.
+//! The refs live in `tests/data/refs/` (a copy of `corpus/refs/`).
 
 use hlo_opt::interp::check::compare_arrays;
 use hlo_opt::interp::npy::{read_inputs, read_outputs};
@@ -25,15 +23,6 @@ use hlo_opt::passes::Pipeline;
 use hlo_opt::text::parse_module;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
-
-/// Cases whose refs are not copied into the repo (size).
-const BIG: &[&str] = &[
-    "mha_fwd_bf16",
-    "nrn_custom_calls_ffi",
-    "nrn_gelu_bf16",
-    "nrn_gelu_f16",
-    "nrn_gelu_f32",
-];
 
 /// (case, form, tolerance scale, why).
 const OVERRIDES: &[(&str, &str, f64, &str)] = &[
@@ -50,9 +39,8 @@ const OVERRIDES: &[(&str, &str, f64, &str)] = &[
 fn main() {
     let args = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let local = root.join("tests/data/refs");
-    let shared = root.join("../shared/corpus/refs");
-    let mut cases: Vec<String> = std::fs::read_dir(&local)
+    let refs = root.join("tests/data/refs");
+    let cases: Vec<String> = std::fs::read_dir(&refs)
         .expect("tests/data/refs exists")
         .filter_map(|e| {
             let p = e.ok()?.path();
@@ -62,17 +50,11 @@ fn main() {
             Some(p.file_stem()?.to_string_lossy().to_string())
         })
         .collect();
-    cases.extend(BIG.iter().map(|s| s.to_string()));
+    let mut cases = cases;
     cases.sort();
-    cases.dedup();
     let mut trials = Vec::new();
     for case in cases {
-        let npz = [
-            local.join(format!("{case}.npz")),
-            shared.join(format!("{case}.npz")),
-        ]
-        .into_iter()
-        .find(|p| p.exists());
+        let npz = refs.join(format!("{case}.npz"));
         let hlo = root.join(format!("tests/data/corpus/{case}.hlo"));
         let opt = root.join(format!("tests/data/corpus/{case}.opt.hlo"));
         let mut forms = vec![("eval", hlo.clone(), false), ("pipeline", hlo, true)];
@@ -83,14 +65,9 @@ fn main() {
             let name = format!("{form}::{case}");
             let npz = npz.clone();
             let case = case.clone();
-            let ignored = npz.is_none();
-            trials.push(
-                Trial::test(name, move || {
-                    let npz = npz.ok_or("refs not available")?;
-                    run_case(&case, form, &path, &npz, pipeline)
-                })
-                .with_ignored_flag(ignored),
-            );
+            trials.push(Trial::test(name, move || {
+                run_case(&case, form, &path, &npz, pipeline)
+            }));
         }
     }
     // --check-numerics with the default pipeline on every corpus module
