@@ -15,7 +15,7 @@ use std::process::ExitCode;
 #[derive(Parser, Debug)]
 #[command(name = "hlo-opt", version, about)]
 struct Cli {
-    /// The HLO text module to read; `-` reads standard input.
+    /// The module to read: HLO text or a binary proto (see --input-format); `-` reads standard input.
     #[arg(required_unless_present = "list_passes")]
     input: Option<String>,
 
