@@ -858,3 +858,46 @@ fn unknown_instruction_and_computation_fields_survive_proto_ir_proto() {
         assert_eq!(c.instructions.len(), d.instructions.len());
     }
 }
+
+/// Metadata fields the text does not show (code and working-set sizes,
+/// profile info, a newer XLA's fields) survive proto -> IR -> proto, and
+/// the text is as without them.
+#[test]
+fn unprinted_metadata_survives_proto_ir_proto() {
+    use hlo_opt::proto::messages::*;
+    let bare = std::fs::read(data("corpus/softmax_fwd_lastaxis_f32.pb")).unwrap();
+    let options = proto::ReadOptions { xla_order: false };
+    let want_text = print_module(&proto::read_module_with(&bare, &options).unwrap());
+    let mut p = HloModuleProto::decode(&bare[..]).unwrap();
+    let mut newer = Vec::new();
+    prost::encoding::string::encode(1000, &"y".to_string(), &mut newer);
+    let mut n = 0;
+    for c in &mut p.computations {
+        for (k, i) in c.instructions.iter_mut().enumerate() {
+            // Every other instruction, with and without printed metadata.
+            if k % 2 == 1 {
+                continue;
+            }
+            let md = i.metadata.get_or_insert_with(Default::default);
+            md.size_of_generated_code_in_bytes = 100 + k as i64;
+            md.size_of_memory_working_set_in_bytes = 7;
+            md.profile_info = Some(OpMetadataProfileInfo::new(OpMetadataProfileInfoFields {
+                profile_type: vec![1, 2],
+                relative_speedup: 1.5,
+                ..Default::default()
+            }));
+            md.unknown = newer.clone();
+            n += 1;
+        }
+    }
+    assert!(n > 2);
+    let m = proto::read_module_with(&p.encode_to_vec(), &options).unwrap();
+    assert_eq!(print_module(&m), want_text);
+    let back = HloModuleProto::decode(&proto::module_to_proto_bytes(&m).unwrap()[..]).unwrap();
+    for (c, d) in back.computations.iter().zip(&p.computations) {
+        for (i, j) in c.instructions.iter().zip(&d.instructions) {
+            assert_eq!(i.name, j.name);
+            assert_eq!(i.metadata, j.metadata, "{}", i.name);
+        }
+    }
+}

@@ -54,8 +54,9 @@ pub struct Computation {
     /// precisions, as XLA's passes make it; the text cannot show that.
     proto_bare_precision: Option<Box<[u32]>>,
     /// For a computation read from a binary proto: the encoded fields of
-    /// its instructions that this crate does not model (a newer XLA's), by
-    /// [`InstrId`] index, ascending; the writer writes them back.
+    /// its instructions that this crate does not model (a newer XLA's, and
+    /// metadata the text does not show), by [`InstrId`] index, ascending;
+    /// the writer writes them back.
     proto_unknown: Option<ProtoUnknownFields>,
     /// For a computation read from a binary proto: its own encoded fields
     /// that this crate does not model.

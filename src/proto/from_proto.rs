@@ -1203,8 +1203,12 @@ impl Reader<'_> {
             {
                 bare_precision.push(pending.len() as u32);
             }
-            if !p.unknown.is_empty() {
-                unknown.push((pending.len() as u32, p.unknown.as_slice().into()));
+            let mut extra = p.unknown.clone();
+            if let (None, Some(md)) = (&meta, &p.metadata) {
+                append_unprinted_metadata(md, &mut extra);
+            }
+            if !extra.is_empty() {
+                unknown.push((pending.len() as u32, extra.into()));
             }
             let operand_types: SmallVec<[i32; 4]> = operands[i].iter().map(|&o| types[o]).collect();
             let pend = self
@@ -2278,6 +2282,23 @@ impl<'a> MetaView<'a> {
             || !self.deduplicated_name.is_empty()
             || !self.scheduling_name.is_empty()
             || self.stack_frame_id != 0
+    }
+}
+
+/// The metadata fields the text does not show (code and working-set
+/// sizes, profile info, fields of a newer XLA), encoded as one more
+/// `metadata` field, which a reader merges into the one written from the
+/// text; nothing if there are none.
+fn append_unprinted_metadata(md: &OpMetadata, out: &mut Vec<u8>) {
+    let mut unprinted = OpMetadata::new(OpMetadataFields {
+        size_of_generated_code_in_bytes: md.size_of_generated_code_in_bytes,
+        size_of_memory_working_set_in_bytes: md.size_of_memory_working_set_in_bytes,
+        profile_info: md.profile_info.clone(),
+        ..Default::default()
+    });
+    unprinted.unknown = md.unknown.clone();
+    if unprinted != OpMetadata::default() {
+        prost::encoding::message::encode(7, &unprinted, out);
     }
 }
 
