@@ -727,7 +727,9 @@ fn wrap(bytes: &[u8], before: &[u8], after: &[u8]) -> Vec<u8> {
 
 /// XLA's hlo-opt also takes an `HloProto` (the module in field 1, a buffer
 /// assignment in field 3) and an `HloSnapshot` (the `HloProto` in field 1,
-/// arguments, result and platform in 2-4): each reads as the bare module.
+/// arguments, result and platform in 2-4); XLA also dumps an
+/// `HloUnoptimizedSnapshot` (the module in field 1, inputs and version in
+/// 2-3): each reads as the bare module.
 #[test]
 fn hlo_proto_and_hlo_snapshot_wrappers_read_as_their_module() {
     let mut other = Vec::new();
@@ -735,6 +737,9 @@ fn hlo_proto_and_hlo_snapshot_wrappers_read_as_their_module() {
     let mut snapshot_fields = Vec::new();
     prost::encoding::bytes::encode(2, &vec![10, 0], &mut snapshot_fields);
     prost::encoding::string::encode(4, &"Host".to_string(), &mut snapshot_fields);
+    let mut unoptimized_fields = Vec::new();
+    prost::encoding::bytes::encode(2, &vec![10, 0], &mut unoptimized_fields);
+    prost::encoding::int32::encode(3, &1, &mut unoptimized_fields);
     for p in files("corpus", |n| n.ends_with(".pb")).iter().take(20) {
         let bare = std::fs::read(p).unwrap();
         let want = print_module(&proto::read_module(&bare).unwrap());
@@ -746,6 +751,11 @@ fn hlo_proto_and_hlo_snapshot_wrappers_read_as_their_module() {
             (
                 "HloSnapshot, fields first",
                 wrap(&hlo_proto, &snapshot_fields, &[]),
+            ),
+            // HloUnoptimizedSnapshot: the module, partitions' inputs, version.
+            (
+                "HloUnoptimizedSnapshot",
+                wrap(&bare, &[], &unoptimized_fields),
             ),
         ] {
             let got = proto::read_module(&bytes).unwrap_or_else(|e| panic!("{kind}: {e}"));

@@ -132,8 +132,8 @@ pub enum Wrapper {
 }
 
 /// The encoded `HloModuleProto` inside `bytes`, which may be a bare module,
-/// an `HloProto` (module in field 1) or an `HloSnapshot` (`HloProto` in
-/// field 1).
+/// an `HloProto` (module in field 1; an `HloUnoptimizedSnapshot` has it
+/// there too, and reads as one) or an `HloSnapshot` (`HloProto` in field 1).
 ///
 /// A message with a field past 4 is a module (the wrappers have none; a
 /// module has its id and entry id, 5 and 6). Otherwise the deepest field 1
