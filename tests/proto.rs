@@ -785,7 +785,7 @@ fn a_bare_module_is_not_taken_for_a_wrapper() {
 /// Newer XLA may write an instruction's backend config as a `Payload`
 /// (field 99): an id into the module's `payloads` (22) or inline. Either
 /// reads as the config; the writer writes it inline in `backend_config`,
-/// as XLA's `ToProto` does by default.
+/// as XLA's `ToProto` does by default, and keeps the table.
 #[test]
 fn backend_config_payloads_read_as_the_config() {
     use hlo_opt::proto::messages::*;
@@ -825,7 +825,8 @@ fn backend_config_payloads_read_as_the_config() {
         let m = proto::read_module(&q.encode_to_vec()).unwrap();
         assert_eq!(print_module(&m), want, "inline: {inline}");
         let back = proto::module_to_proto(&m).unwrap();
-        assert!(back.payloads.is_empty());
+        // The table stays, for anything else that may refer to it.
+        assert_eq!(back.payloads, q.payloads);
         let configs = back.computations.iter().flat_map(|c| &c.instructions);
         assert!(configs.clone().all(|i| i.backend_config_payload.is_none()));
         assert!(configs.clone().any(|i| !i.backend_config.is_empty()));
@@ -908,6 +909,98 @@ fn unprinted_metadata_survives_proto_ir_proto() {
         for (i, j) in c.instructions.iter().zip(&d.instructions) {
             assert_eq!(i.name, j.name);
             assert_eq!(i.metadata, j.metadata, "{}", i.name);
+        }
+    }
+}
+
+/// A `debug_attributes` table the text cannot say (a newer XLA's log mode,
+/// or fields) is kept as bytes, like any module field the IR does not
+/// model: the module reads, prints without it, and writes it back.
+#[test]
+fn debug_attributes_the_text_cannot_say_are_kept_as_bytes() {
+    use hlo_opt::proto::messages::*;
+    let m = parse(&data("xla_parser/long/DebugAttributes.hlo")).unwrap();
+    let mut p = proto::module_to_proto(&m).unwrap();
+    p.debug_attributes[0].debug_attributes[0].log_mode = 5;
+    let mut newer = p.clone();
+    newer.debug_attributes[0].debug_attributes[0].log_mode = 1;
+    prost::encoding::int64::encode(
+        9,
+        &3,
+        &mut newer.debug_attributes[0].debug_attributes[0].unknown,
+    );
+    for q in [p, newer] {
+        let read = proto::read_module(&q.encode_to_vec()).unwrap();
+        assert!(!print_module(&read).contains("debug_attributes"));
+        let back =
+            HloModuleProto::decode(&proto::module_to_proto_bytes(&read).unwrap()[..]).unwrap();
+        assert_eq!(back.debug_attributes, q.debug_attributes);
+    }
+}
+
+/// A bool attribute that is neither `true` nor `false` is an error, not a
+/// `false`.
+#[test]
+fn has_dynamic_root_must_be_true_or_false() {
+    let text = read(&data("xla_parser/short/CollectiveBroadcastDynamicRoot.hlo"))
+        .replace("has_dynamic_root=true", "has_dynamic_root=yes");
+    let m = hlo_opt::text::parse_module(&text, "t.hlo").unwrap();
+    let e = proto::module_to_proto(&m).unwrap_err();
+    assert!(e.message.contains("has_dynamic_root=yes"), "{e}");
+    assert!(e.message.contains("expects true or false"), "{e}");
+}
+
+/// Field 100 means something for a collective-broadcast only: on another
+/// collective it is not printed (XLA's text has no such attribute there).
+#[test]
+fn has_dynamic_root_prints_on_collective_broadcasts_only() {
+    let text = "HloModule m\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
+                ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  p = f32[4] parameter(0)\n  \
+                ROOT r = f32[4] all-reduce(p), replica_groups={{0,1}}, to_apply=add\n}\n";
+    let m = hlo_opt::text::parse_module(text, "t.hlo").unwrap();
+    let mut p = proto::module_to_proto(&m).unwrap();
+    for c in &mut p.computations {
+        for i in &mut c.instructions {
+            i.has_dynamic_root = i.opcode == "all-reduce";
+        }
+    }
+    let printed = print_module(&proto::read_module(&p.encode_to_vec()).unwrap());
+    assert!(!printed.contains("has_dynamic_root"), "{printed}");
+    hlo_opt::text::parse_module(&printed, "back.hlo").unwrap();
+}
+
+/// An async computation with fields this crate does not model is not
+/// folded into `<op>-start` sugar (which has nowhere to keep them): it
+/// prints as an explicit computation and its fields survive.
+#[test]
+fn async_computations_with_unknown_fields_keep_them() {
+    use hlo_opt::proto::messages::*;
+    let path = data("xla_parser/long/AsyncOpsWithSyntaxSugar.hlo");
+    let m = parse(&path).unwrap();
+    let mut p = proto::module_to_proto(&m).unwrap();
+    assert!(
+        p.computations.len() > 1,
+        "the sugar is written as a computation"
+    );
+    let mut extra = Vec::new();
+    prost::encoding::string::encode(1000, &"z".to_string(), &mut extra);
+    for c in &mut p.computations {
+        c.unknown = extra.clone();
+        for i in &mut c.instructions {
+            i.unknown = extra.clone();
+        }
+    }
+    let options = proto::ReadOptions { xla_order: false };
+    let read = proto::read_module_with(&p.encode_to_vec(), &options).unwrap();
+    let printed = print_module(&read);
+    assert!(printed.contains("async-start("), "{printed}");
+    hlo_opt::text::parse_module(&printed, "back.hlo").unwrap();
+    let back = HloModuleProto::decode(&proto::module_to_proto_bytes(&read).unwrap()[..]).unwrap();
+    assert_eq!(back.computations.len(), p.computations.len());
+    for c in &back.computations {
+        assert_eq!(c.unknown, extra, "{}", c.name);
+        for i in &c.instructions {
+            assert_eq!(i.unknown, extra, "{}", i.name);
         }
     }
 }

@@ -60,7 +60,7 @@ pub struct Computation {
     proto_unknown: Option<ProtoUnknownFields>,
     /// For a computation read from a binary proto: its own encoded fields
     /// that this crate does not model.
-    pub proto_unknown_own: Option<Box<[u8]>>,
+    proto_unknown_own: Option<Box<[u8]>>,
     /// For a computation read from a binary proto: its position among the
     /// proto's computations.
     pub proto_position: Option<usize>,
@@ -196,6 +196,22 @@ impl Computation {
     /// ascending).
     pub fn set_proto_unknown(&mut self, fields: ProtoUnknownFields) {
         self.proto_unknown = Some(fields);
+    }
+
+    /// The computation's own encoded proto fields this crate does not
+    /// model.
+    pub fn proto_unknown_own(&self) -> &[u8] {
+        self.proto_unknown_own.as_deref().unwrap_or_default()
+    }
+
+    pub fn set_proto_unknown_own(&mut self, fields: Box<[u8]>) {
+        self.proto_unknown_own = Some(fields);
+    }
+
+    /// Whether the computation or any of its instructions was read with
+    /// proto fields this crate does not model.
+    pub fn has_proto_unknown(&self) -> bool {
+        self.proto_unknown.is_some() || self.proto_unknown_own.is_some()
     }
 
     /// Sets the proto order of the instructions ([`InstrId`] indices).

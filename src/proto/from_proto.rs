@@ -163,8 +163,9 @@ pub(crate) struct ModuleData<'a> {
 /// `HloModuleProto` fields the IR does not model, kept as bytes: `id`,
 /// `cross_program_prefetches`, `is_dynamic`, `spmd_output_sharding`,
 /// `profile_info`, `spmd_parameters_shardings`, `device_assignment`,
-/// `use_auto_spmd_partitioning`.
-const MODULE_EXTRA_FIELDS: &[u32] = &[5, 10, 11, 12, 13, 14, 15, 16];
+/// `use_auto_spmd_partitioning`, `payloads` (decoded too, for the backend
+/// configs that refer to them; kept for anything else that may).
+const MODULE_EXTRA_FIELDS: &[u32] = &[5, 10, 11, 12, 13, 14, 15, 16, 22];
 
 /// Decodes the module's own fields and splits out computations and
 /// instructions without decoding them.
@@ -659,11 +660,21 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
             });
         }
     }
+    let mut extras = data.extras.clone();
     if !shell.debug_attributes.is_empty() {
-        header.push(Attr {
-            key: attr_key("debug_attributes"),
-            value: AttrValue::Raw(debug_attributes_text(&shell.debug_attributes)?.into()),
-        });
+        match debug_attributes_table(&shell.debug_attributes) {
+            Some(table) => header.push(Attr {
+                key: attr_key("debug_attributes"),
+                value: AttrValue::Raw(debug_attributes::print(&table).into()),
+            }),
+            // What the text cannot say stays as bytes, like any field the
+            // IR does not model.
+            None => {
+                for e in &shell.debug_attributes {
+                    prost::encoding::message::encode(24, e, &mut extras);
+                }
+            }
+        }
     }
     module.header = header;
     let kept_frames = match frames.index {
@@ -692,8 +703,8 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
             }));
         }
     }
-    if !data.extras.is_empty() {
-        module.proto_extras = Some(data.extras.as_slice().into());
+    if !extras.is_empty() {
+        module.proto_extras = Some(extras.into());
     }
     module.style = PrintOptions::default_form();
     Ok(module)
@@ -734,6 +745,10 @@ fn fold_async_sugar(
         let Some(root) = callee.root_opt() else {
             continue;
         };
+        // The sugar has nowhere to keep fields this crate does not model.
+        if callee.has_proto_unknown() {
+            continue;
+        }
         let single = callee
             .instructions()
             .all(|(id, x)| id == root || x.opcode == Opcode::Parameter);
@@ -1285,7 +1300,7 @@ impl Reader<'_> {
             comp.set_proto_unknown(unknown.into());
         }
         if !data.shell.unknown.is_empty() {
-            comp.proto_unknown_own = Some(data.shell.unknown.as_slice().into());
+            comp.set_proto_unknown_own(data.shell.unknown.as_slice().into());
         }
         if !data.shell.execution_thread.is_empty() && data.shell.execution_thread != "main" {
             comp.execution_thread = Some(data.shell.execution_thread.as_str().into());
@@ -1516,7 +1531,7 @@ impl Reader<'_> {
                 }
                 // `false` is also what a proto without the field says, and
                 // XLA before the field printed nothing: leave it unprinted.
-                if p.has_dynamic_root {
+                if opcode == CollectiveBroadcast && p.has_dynamic_root {
                     a.raw("has_dynamic_root", |t| t.push_str("true"));
                 }
             }
@@ -2610,37 +2625,36 @@ fn original_array_text(a: &OriginalArrayProto, t: &mut String) {
     t.push('}');
 }
 
-/// The header's `debug_attributes={...}` from `HloModuleProto` field 24.
-fn debug_attributes_text(table: &[DebugAttributeTableEntryProto]) -> Result<String, ProtoError> {
+/// The header's `debug_attributes={...}` from `HloModuleProto` field 24;
+/// `None` if the text cannot say all of it (an entry without an array, a
+/// log mode or fields of a newer XLA).
+fn debug_attributes_table(
+    table: &[DebugAttributeTableEntryProto],
+) -> Option<Vec<debug_attributes::DebugAttributeEntry>> {
     let entry = |e: &DebugAttributeTableEntryProto| {
-        let array = e
-            .original_array
-            .as_ref()
-            .ok_or_else(|| ProtoError::new("a debug_attributes entry has no original array"))?;
+        let array = e.original_array.as_ref()?;
+        if !e.unknown.is_empty() || !array.unknown.is_empty() {
+            return None;
+        }
         let sets = e.debug_attributes.iter().map(|d| {
-            let log_mode = usize::try_from(d.log_mode)
-                .ok()
-                .filter(|&m| m < debug_attributes::LOG_MODES.len())
-                .ok_or_else(|| ProtoError::new(format!("unknown debug log mode {}", d.log_mode)))?;
-            Ok(debug_attributes::DebugAttributeSet {
-                log_mode,
+            if !d.unknown.is_empty() {
+                return None;
+            }
+            Some(debug_attributes::DebugAttributeSet {
+                log_mode: debug_attributes::LogMode::from_proto(d.log_mode)?,
                 callback_id: d.callback_id,
                 op_id: d.op_id,
                 partitioned: d.partitioned,
                 operands_sharding: d.operands_sharding.clone(),
             })
         });
-        Ok(debug_attributes::DebugAttributeEntry {
+        Some(debug_attributes::DebugAttributeEntry {
             instruction_name: array.instruction_name.clone(),
             shape_index: array.shape_index.clone(),
-            sets: sets.collect::<Result<_, ProtoError>>()?,
+            sets: sets.collect::<Option<_>>()?,
         })
     };
-    let table = table
-        .iter()
-        .map(entry)
-        .collect::<Result<Vec<_>, ProtoError>>()?;
-    Ok(debug_attributes::print(&table))
+    table.iter().map(entry).collect()
 }
 
 /// The header's `origin_recovery_table={...}`: per entry a line `{"old"} :

@@ -761,7 +761,8 @@ messages! {
         #[prost(message, optional, tag = "19")] pub frontend_attributes: Option<FrontendAttributes>,
         #[prost(message, optional, tag = "20")] pub original_value_recovery_table: Option<OriginalValueRecoveryTableProto>,
         #[prost(message, repeated, tag = "24")] pub debug_attributes: Vec<DebugAttributeTableEntryProto>,
-        /// The table `Payload.id`s index; read, never written.
+        /// The table `Payload.id`s index (kept as bytes, as the fields the
+        /// IR does not model).
         #[prost(bytes = "vec", repeated, tag = "22")] pub payloads: Vec<Vec<u8>>,
     }
 

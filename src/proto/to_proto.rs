@@ -508,11 +508,7 @@ impl<'m> Writer<'m> {
             let cid = self.comp_ids[&id];
             let (order, local) = instr_ids.remove(&id).expect("every computation");
             let mut cp = HloComputationProto::default();
-            cp.unknown = comp
-                .proto_unknown_own
-                .as_deref()
-                .unwrap_or_default()
-                .to_vec();
+            cp.unknown = comp.proto_unknown_own().to_vec();
             cp.name = comp.name.to_string();
             cp.id = cid;
             let mut comp_frames = Vec::new();
@@ -655,7 +651,7 @@ impl<'m> Writer<'m> {
         local: &FxMap<InstrId, i64>,
     ) -> Result<HloInstructionProto, ProtoError> {
         let instr = comp.instr(instr_id);
-        let mut p = HloInstructionProto::new(Default::default());
+        let mut p = HloInstructionProto::default();
         // Fields of a newer XLA it was read with, as they came.
         p.unknown = comp.proto_unknown(instr_id).to_vec();
         p.name = instr.name.to_string();
@@ -816,8 +812,14 @@ impl<'m> Writer<'m> {
             "exponent_bits" => p.exponent_bits = c.int32().map_err(|e| bad(&e))?,
             "mantissa_bits" => p.mantissa_bits = c.int32().map_err(|e| bad(&e))?,
             "num_carries" => p.num_carries = c.int().map_err(|e| bad(&e))?,
-            "is_reverse" => p.is_reverse = v == "true",
-            "is_associative" => p.is_associative = if v == "true" { 1 } else { 2 },
+            "is_reverse" => p.is_reverse = boolean(v).map_err(|e| bad(&e))?,
+            "is_associative" => {
+                p.is_associative = if boolean(v).map_err(|e| bad(&e))? {
+                    1
+                } else {
+                    2
+                }
+            }
             "outfeed_shape" => {
                 let shape = parse_shapes(v).map_err(|e| bad(&e))?;
                 match &shape[..] {
@@ -827,7 +829,7 @@ impl<'m> Writer<'m> {
             }
             "outfeed_config" => p.outfeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
             "infeed_config" => p.infeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
-            "has_dynamic_root" => p.has_dynamic_root = v == "true",
+            "has_dynamic_root" => p.has_dynamic_root = boolean(v).map_err(|e| bad(&e))?,
             "lhs_contracting_dims"
             | "rhs_contracting_dims"
             | "lhs_batch_dims"
@@ -1009,6 +1011,15 @@ struct Cursor<'a> {
 }
 
 type PResult<T> = Result<T, String>;
+
+/// `true` or `false`, as XLA's parser takes a bool attribute.
+fn boolean(v: &str) -> PResult<bool> {
+    match v {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err("expects true or false".into()),
+    }
+}
 
 impl<'a> Cursor<'a> {
     fn new(s: &'a str) -> Cursor<'a> {
@@ -1864,7 +1875,7 @@ fn parse_debug_attributes(v: &str) -> Result<Vec<DebugAttributeTableEntryProto>,
                     .into_iter()
                     .map(|d| {
                         DebugAttributesProto::new(DebugAttributesProtoFields {
-                            log_mode: d.log_mode as i32,
+                            log_mode: d.log_mode.to_proto(),
                             callback_id: d.callback_id,
                             op_id: d.op_id,
                             partitioned: d.partitioned,

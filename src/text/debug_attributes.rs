@@ -13,15 +13,50 @@
 
 use super::number::{c_escape, c_unescape};
 
-/// The `log_mode=` values, each at its number in XLA's
-/// `DebugAttributesProto.DebugLogModeProto`.
-pub const LOG_MODES: [&str; 5] = [
-    "none",
-    "default",
-    "fusion_debugger",
-    "no_fusion",
-    "guaranteed",
-];
+/// `log_mode=`: XLA's `DebugAttributesProto.DebugLogModeProto`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogMode {
+    #[default]
+    None,
+    Default,
+    FusionDebugger,
+    NoFusion,
+    Guaranteed,
+}
+
+impl LogMode {
+    const ALL: [LogMode; 5] = [
+        LogMode::None,
+        LogMode::Default,
+        LogMode::FusionDebugger,
+        LogMode::NoFusion,
+        LogMode::Guaranteed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            LogMode::None => "none",
+            LogMode::Default => "default",
+            LogMode::FusionDebugger => "fusion_debugger",
+            LogMode::NoFusion => "no_fusion",
+            LogMode::Guaranteed => "guaranteed",
+        }
+    }
+
+    /// The mode of a proto's enum value, if it is one this crate knows.
+    pub fn from_proto(v: i32) -> Option<LogMode> {
+        Self::ALL.into_iter().find(|m| m.to_proto() == v)
+    }
+
+    pub fn to_proto(self) -> i32 {
+        self as i32
+    }
+
+    fn from_name(name: &str) -> Option<LogMode> {
+        let name = name.to_ascii_lowercase();
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
 
 /// One key of the table: an original array (`{"name"}` or
 /// `{"name" {1,0}}`) and its attribute sets.
@@ -37,8 +72,7 @@ pub struct DebugAttributeEntry {
 /// XLA text we have; here it is a quoted string.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DebugAttributeSet {
-    /// An index into [`LOG_MODES`].
-    pub log_mode: usize,
+    pub log_mode: LogMode,
     pub callback_id: i64,
     pub op_id: i64,
     pub partitioned: bool,
@@ -60,8 +94,10 @@ pub fn print(table: &[DebugAttributeEntry]) -> String {
         if i > 0 {
             t.push_str(",\n");
         }
+        // The name as `origin={...}` prints it: instruction names need no
+        // escapes.
         t.push_str("  {\"");
-        c_escape(&e.instruction_name, &mut t);
+        t.push_str(&e.instruction_name);
         t.push('"');
         if !e.shape_index.is_empty() {
             let index: Vec<String> = e.shape_index.iter().map(i64::to_string).collect();
@@ -73,8 +109,8 @@ pub fn print(table: &[DebugAttributeEntry]) -> String {
                 t.push(',');
             }
             let mut fields: Vec<String> = Vec::new();
-            if d.log_mode != 0 {
-                fields.push(format!("log_mode={}", LOG_MODES[d.log_mode]));
+            if d.log_mode != LogMode::None {
+                fields.push(format!("log_mode={}", d.log_mode.name()));
             }
             if d.callback_id != 0 {
                 fields.push(format!("callback_id={}", d.callback_id));
@@ -111,9 +147,22 @@ impl<'a> Cursor<'a> {
         &self.s[self.pos..]
     }
 
+    /// Skips blanks and comments (`/* ... */`, `// ...` to the end of the
+    /// line), as XLA's lexer does.
     fn ws(&mut self) {
-        let r = self.rest();
-        self.pos += r.len() - r.trim_start().len();
+        loop {
+            let r = self.rest();
+            let t = r.trim_start();
+            self.pos += r.len() - t.len();
+            let skip = if t.starts_with("/*") {
+                t.find("*/").map_or(t.len(), |e| e + 2)
+            } else if t.starts_with("//") {
+                t.find('\n').unwrap_or(t.len())
+            } else {
+                return;
+            };
+            self.pos += skip;
+        }
     }
 
     fn eat(&mut self, p: &str) -> bool {
@@ -148,7 +197,10 @@ impl<'a> Cursor<'a> {
         let w = self.word();
         w.parse().map_err(|_| {
             self.pos = at;
-            format!("expects an integer, not '{w}'")
+            match w {
+                "" => "expects an integer".to_string(),
+                w => format!("expects an integer, not '{w}'"),
+            }
         })
     }
 
@@ -231,13 +283,16 @@ impl<'a> Cursor<'a> {
             self.ws();
             let at = self.pos;
             let key = self.word();
+            if key.is_empty() {
+                return Err("expects an attribute name".into());
+            }
             self.expect("=")?;
+            self.ws();
+            let value_at = self.pos;
             match key {
                 "log_mode" => {
-                    self.ws();
-                    let value_at = self.pos;
-                    let mode = self.word().to_ascii_lowercase();
-                    d.log_mode = LOG_MODES.iter().position(|m| *m == mode).ok_or_else(|| {
+                    let mode = self.word();
+                    d.log_mode = LogMode::from_name(mode).ok_or_else(|| {
                         self.pos = value_at;
                         format!("Invalid debug_log_mode value: {mode}")
                     })?;
@@ -249,7 +304,10 @@ impl<'a> Cursor<'a> {
                         "true" => true,
                         "false" => false,
                         w => {
-                            return Err(format!("expects true or false for partitioned, not '{w}'"))
+                            self.pos = value_at;
+                            return Err(format!(
+                                "expects true or false for partitioned, not '{w}'"
+                            ));
                         }
                     }
                 }
@@ -275,7 +333,7 @@ mod tests {
     fn reads_xla_s_forms_and_prints_them_back() {
         let text = "{\n  {\"constant\"}:({log_mode=default,callback_id=123,partitioned=true})\n}";
         let table = parse(text).unwrap();
-        assert_eq!(table[0].sets[0].log_mode, 1);
+        assert_eq!(table[0].sets[0].log_mode, LogMode::Default);
         assert_eq!(print(&table), text);
         // Defaults written out, several sets and entries, a shape index.
         let table = parse(
@@ -288,6 +346,33 @@ mod tests {
             "{\n  {\"A\"}:({log_mode=default,callback_id=1}),\n  \
              {\"B\" {1,0}}:({callback_id=1},{log_mode=guaranteed})\n}"
         );
+    }
+
+    #[test]
+    fn comments_are_blanks() {
+        let table =
+            parse("{ /* logged */ {\"c\"}:({log_mode=default, // why\n callback_id=1}) }").unwrap();
+        assert_eq!(table[0].sets[0].callback_id, 1);
+    }
+
+    #[test]
+    fn every_log_mode_is_its_proto_number() {
+        for (n, name) in [
+            "none",
+            "default",
+            "fusion_debugger",
+            "no_fusion",
+            "guaranteed",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mode = LogMode::from_name(name).unwrap();
+            assert_eq!(mode.to_proto(), n as i32);
+            assert_eq!(LogMode::from_proto(n as i32), Some(mode));
+            assert_eq!(mode.name(), name);
+        }
+        assert_eq!(LogMode::from_proto(5), None);
     }
 
     #[test]
@@ -304,5 +389,10 @@ mod tests {
         assert!(bad("{ {\"c}:({}) }").contains("unterminated"));
         assert!(bad("{ {\"c\"}:({}) } x").contains("unexpected text"));
         assert_eq!(parse("{ {\"c\"}:({colour=1}) }").unwrap_err().0, 10);
+        assert_eq!(
+            bad("{ {\"c\"}:({callback_id=1,}) }"),
+            "expects an attribute name"
+        );
+        assert_eq!(bad("{ {\"c\"}:({op_id=}) }"), "expects an integer");
     }
 }
