@@ -1788,11 +1788,12 @@ impl Reader<'_> {
                 .and_then(|i| self.payloads.get(i))
                 .ok_or_else(|| {
                     ProtoError::new(format!(
-                        "backend_config_payload id {id} is not in the module's {} payloads",
+                        "backend_config_payload id {id} is past the module's payloads \
+                         (it has {})",
                         self.payloads.len()
                     ))
                 })?,
-            (None, Some(x)) => x.value.as_deref().unwrap_or(&p.backend_config),
+            (None, Some(inline)) => inline.value.as_deref().unwrap_or(&p.backend_config),
             (None, None) => &p.backend_config,
         };
         if !backend_config.is_empty() {
