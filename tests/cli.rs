@@ -25,22 +25,28 @@ fn empty_pass_list_round_trips_a_file_to_stdout() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), read(&path));
 }
 
-#[test]
-fn dash_reads_stdin() {
-    let text = read(&data("corpus/topk_f32.short.hlo"));
+/// Runs `hlo-opt` with `input` on standard input.
+fn run_with_stdin(args: &[&str], input: &str) -> std::process::Output {
     let mut child = hlo_opt()
-        .args(["--passes", "", "-"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     child
         .stdin
         .take()
         .unwrap()
-        .write_all(text.as_bytes())
+        .write_all(input.as_bytes())
         .unwrap();
-    let out = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn dash_reads_stdin() {
+    let text = read(&data("corpus/topk_f32.short.hlo"));
+    let out = run_with_stdin(&["--passes", "", "-"], &text);
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), text);
 }
@@ -233,20 +239,7 @@ fn an_invalid_module_on_stdin_is_located_without_its_line() {
     // Standard input is not kept (nor can it be read again): the error
     // gives line and column only.
     let text = read(&data("neuron/dummy_hlo_nki_kernel.txt"));
-    let mut child = hlo_opt()
-        .args(["--passes", "", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_with_stdin(&["--passes", "", "-"], &text);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(

@@ -2100,21 +2100,8 @@ fn replica_groups_attr(a: &mut Attrs<'_>, p: &HloInstructionProto) {
             push_int(t, iota.num_replica_groups);
             t.push(',');
             push_int(t, iota.num_devices_per_group);
-            t.push_str("]<=[");
-            join(t, &iota.iota_reshape_dims, ",", |t, x| push_int(t, *x));
             t.push(']');
-            let identity = iota
-                .iota_transpose_perm
-                .iter()
-                .enumerate()
-                .all(|(i, &x)| x as usize == i);
-            if !identity {
-                t.push_str("T(");
-                join(t, &iota.iota_transpose_perm, ",", |t, x| {
-                    push_int(t, i64::from(*x))
-                });
-                t.push(')');
-            }
+            iota_text(&iota.iota_reshape_dims, &iota.iota_transpose_perm, t);
         });
         return;
     }
@@ -2318,6 +2305,23 @@ fn append_unprinted_metadata(md: &OpMetadata, out: &mut Vec<u8>) {
     }
 }
 
+/// The iota device list of replica groups and shardings: `<=[dims]`, and
+/// `T(perm)` unless the permutation is the identity.
+fn iota_text(reshape_dims: &[i64], transpose_perm: &[i32], t: &mut String) {
+    t.push_str("<=[");
+    join(t, reshape_dims, ",", |t, x| push_int(t, *x));
+    t.push(']');
+    let identity = transpose_perm
+        .iter()
+        .enumerate()
+        .all(|(i, &x)| x as usize == i);
+    if !identity {
+        t.push_str("T(");
+        join(t, transpose_perm, ",", |t, x| push_int(t, i64::from(*x)));
+        t.push(')');
+    }
+}
+
 /// `{op_type="..." op_name="..." ...}` as XLA's `OpMetadataToString`.
 pub(crate) fn metadata_text(m: &OpMetadata, stack_frame_id: i64, t: &mut String) {
     metadata_view_text(&MetaView::of(m), stack_frame_id, t)
@@ -2432,21 +2436,7 @@ pub(crate) fn sharding_text(s: &OpSharding, t: &mut String, metadata: bool) {
             });
             t.push(']');
             if !s.iota_reshape_dims.is_empty() {
-                t.push_str("<=[");
-                join(t, &s.iota_reshape_dims, ",", |t, x| push_int(t, *x));
-                t.push(']');
-                let identity = s
-                    .iota_transpose_perm
-                    .iter()
-                    .enumerate()
-                    .all(|(i, &x)| x as usize == i);
-                if !identity {
-                    t.push_str("T(");
-                    join(t, &s.iota_transpose_perm, ",", |t, x| {
-                        push_int(t, i64::from(*x))
-                    });
-                    t.push(')');
-                }
+                iota_text(&s.iota_reshape_dims, &s.iota_transpose_perm, t);
             } else {
                 join(t, &s.tile_assignment_devices, ",", |t, x| push_int(t, *x));
             }

@@ -27,8 +27,8 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::NameUniquer;
 use crate::ir::shape::{ArrayShape, Layout, Shape};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, SharedStr};
-use crate::text::debug_attributes;
 use crate::text::number::c_unescape;
+use crate::text::{blank_len, debug_attributes};
 use crate::util::{FxMap, FxSet};
 use prost::Message;
 use std::sync::Arc;
@@ -1030,20 +1030,10 @@ impl<'a> Cursor<'a> {
         &self.s[self.pos..]
     }
 
+    /// Skips blanks and comments (up to an unclosed `/*`, which then
+    /// fails to parse).
     fn ws(&mut self) {
-        loop {
-            let r = self.rest();
-            let t = r.trim_start();
-            self.pos += r.len() - t.len();
-            if t.starts_with("/*") {
-                match t.find("*/") {
-                    Some(e) => self.pos += e + 2,
-                    None => return,
-                }
-            } else {
-                return;
-            }
-        }
+        self.pos += blank_len(self.rest()).unwrap_or_else(|unclosed| unclosed);
     }
 
     fn eat(&mut self, p: &str) -> bool {

@@ -11,6 +11,7 @@
 //! The text parser checks the table with [`parse`]; the proto writer and
 //! reader go through [`DebugAttributeEntry`], so the syntax lives here only.
 
+use super::blank_len;
 use super::number::{c_escape, c_unescape};
 
 /// `log_mode=`: XLA's `DebugAttributesProto.DebugLogModeProto`.
@@ -147,22 +148,10 @@ impl<'a> Cursor<'a> {
         &self.s[self.pos..]
     }
 
-    /// Skips blanks and comments (`/* ... */`, `// ...` to the end of the
-    /// line), as XLA's lexer does.
+    /// Skips blanks and comments (up to an unclosed `/*`, which then
+    /// fails to parse).
     fn ws(&mut self) {
-        loop {
-            let r = self.rest();
-            let t = r.trim_start();
-            self.pos += r.len() - t.len();
-            let skip = if t.starts_with("/*") {
-                t.find("*/").map_or(t.len(), |e| e + 2)
-            } else if t.starts_with("//") {
-                t.find('\n').unwrap_or(t.len())
-            } else {
-                return;
-            };
-            self.pos += skip;
-        }
+        self.pos += blank_len(self.rest()).unwrap_or_else(|unclosed| unclosed);
     }
 
     fn eat(&mut self, p: &str) -> bool {

@@ -499,23 +499,12 @@ impl<'a> Parser<'a> {
     }
 
     fn skip_ws_slow(&mut self) -> PResult<()> {
-        loop {
-            match self.b.get(self.pos) {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
-                Some(b'/') if self.b.get(self.pos + 1) == Some(&b'*') => {
-                    let start = self.pos;
-                    match self.text[self.pos + 2..].find("*/") {
-                        Some(i) => self.pos += i + 4,
-                        None => return self.err_at(start, "/* unterminated comment"),
-                    }
-                }
-                Some(b'/') if self.b.get(self.pos + 1) == Some(&b'/') => {
-                    self.pos = self.text[self.pos..]
-                        .find('\n')
-                        .map_or(self.b.len(), |i| self.pos + i);
-                }
-                _ => return Ok(()),
+        match super::blank_len(&self.text[self.pos..]) {
+            Ok(n) => {
+                self.pos += n;
+                Ok(())
             }
+            Err(at) => self.err_at(self.pos + at, "/* unterminated comment"),
         }
     }
 
