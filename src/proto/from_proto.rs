@@ -2174,18 +2174,10 @@ fn original_value_text(ov: &OriginalValueProto, shape: &Shape, t: &mut String) {
             _ => ov.elements.iter().find(|e| e.shape_index == *index),
         };
         *leaf += 1;
-        let array = element.and_then(|e| e.original_array.as_ref());
-        t.push('{');
-        if let Some(a) = array {
-            t.push('"');
-            t.push_str(&a.instruction_name);
-            t.push('"');
-            if !a.shape_index.is_empty() {
-                t.push(' ');
-                ints(t, &a.shape_index);
-            }
+        match element.and_then(|e| e.original_array.as_ref()) {
+            Some(a) => original_array_text(a, t),
+            None => t.push_str("{}"),
         }
-        t.push('}');
     }
     t.push('{');
     if ov.is_synthetic_call {
