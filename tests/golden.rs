@@ -2,10 +2,12 @@
 //!
 //! `<case>.hlo` is the input and `<case>.expected.hlo` what the pass must
 //! print. An expected file equal to the input means "must not fire": the
-//! pass must then also report no change. A case named `*.all.hlo` runs with
-//! `--all-computations`. `BLESS=1 cargo test --test golden` writes the
-//! expected files from the current output (review the diff before
-//! committing).
+//! pass must then also report no change. `<case>.report`, where the pass
+//! reports anything, holds its report lines (what it rewrote, and what it
+//! skipped and why), which must match too. A case named `*.all.hlo` runs
+//! with `--all-computations`. `BLESS=1 cargo test --test golden` writes the
+//! expected files and reports from the current output (review the diff
+//! before committing).
 
 use hlo_opt::ir::verify::verify;
 use hlo_opt::passes::{Pipeline, Scope};
@@ -59,10 +61,25 @@ fn run_case(pass: &str, input_path: &Path) -> Result<(), Failed> {
     let runs = pipeline()?.run(&mut module).map_err(|e| e.to_string())?;
     let changed = runs[0].changed;
     let output = print_module(&module);
+    let report: String = runs[0].report.iter().map(|e| format!("{e}\n")).collect();
 
     let expected_path = input_path.with_extension("expected.hlo");
+    let report_path = input_path.with_extension("report");
     if std::env::var_os("BLESS").is_some() {
         std::fs::write(&expected_path, &output).map_err(|e| e.to_string())?;
+        if report.is_empty() {
+            let _ = std::fs::remove_file(&report_path);
+        } else {
+            std::fs::write(&report_path, &report).map_err(|e| e.to_string())?;
+        }
+    }
+    let expected_report = std::fs::read_to_string(&report_path).unwrap_or_default();
+    if report != expected_report {
+        let diff = similar::TextDiff::from_lines(&expected_report, &report)
+            .unified_diff()
+            .header("expected report", "actual report")
+            .to_string();
+        return Err(format!("{} differs:\n{diff}", report_path.display()).into());
     }
     let expected = std::fs::read_to_string(&expected_path).map_err(|e| {
         format!(

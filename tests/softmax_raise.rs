@@ -32,8 +32,8 @@ const EXPECTED: &[(&str, usize, usize)] = &[
     // A masked softmax is not AwsNeuronSoftmax.
     ("corpus/softmax_where_mask_f32.hlo", 0, 0),
     ("corpus/softmax_upcast_bf16.hlo", 1, 0),
-    // y is a parameter: nothing proves it is a softmax.
-    ("corpus/softmax_bwd_handwritten_f32.hlo", 0, 0),
+    // y is a parameter: the call is defined by the formula for any y.
+    ("corpus/softmax_bwd_handwritten_f32.hlo", 0, 1),
     ("corpus/softmax_nomax_f32.hlo", 1, 0),
     ("corpus/softmax_nomax_bf16.hlo", 1, 0),
     ("corpus/softmax_recip_f32.hlo", 1, 0),
@@ -52,11 +52,12 @@ const EXPECTED: &[(&str, usize, usize)] = &[
     ("corpus/gpt4_train_f32.hlo", 4, 4),
     ("corpus/gpt4_train_customjvp_f32.hlo", 4, 4),
     ("corpus/gpt4_train_sharded_f32.hlo", 4, 4),
-    // Known limit: under lax.scan the forward body saves exp as a residual
-    // for the backward loop (the escape check refuses), and the backward
-    // body gets e and s as loop state, from which no softmax can be proven.
-    // The model has one softmax and one gradient, in the loop bodies.
-    ("corpus/gpt4_scan_train_f32.hlo", 0, 0),
+    // Under lax.scan the forward body hands exp, the row sum and 1/(s*s)
+    // to the backward loop; the backward body's gradient is raised from
+    // them (its 1/(s*s) proven the forward's of the same iteration), and
+    // the forward hands y over instead. One softmax and one gradient, in
+    // the loop bodies.
+    ("corpus/gpt4_scan_train_f32.hlo", 1, 1),
     ("corpus/control_flow_cond_while_f32.hlo", 1, 0),
     ("neuron/graphhelper_bert_single_graph_4.txt", 1, 1),
 ];

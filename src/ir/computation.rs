@@ -318,6 +318,13 @@ impl Computation {
         }
     }
 
+    /// Removes operand `index` of `user` (a tuple or call losing an
+    /// element), keeping user lists right. The caller fixes the shape.
+    pub fn remove_operand(&mut self, user: InstrId, index: usize) {
+        let old = self.instr_mut(user).operands.remove(index);
+        self.unlink_if_unused(old, user);
+    }
+
     /// Drops `user` from `operand`'s users if it no longer refers to it.
     fn unlink_if_unused(&mut self, operand: InstrId, user: InstrId) {
         let u = self.instr(user);
@@ -398,6 +405,18 @@ impl Computation {
             }
         }
         removed
+    }
+
+    /// Removes a parameter nothing uses. The caller renumbers the others
+    /// and drops the matching operand at every call site.
+    pub fn remove_unused_parameter(&mut self, id: InstrId) {
+        let unused = self
+            .get(id)
+            .is_some_and(|i| i.parameter_number().is_some() && i.users.is_empty());
+        if unused && self.root != Some(id) {
+            self.instrs[id.index()] = None;
+            self.live -= 1;
+        }
     }
 
     /// Removes every instruction not reachable from the root, except

@@ -315,6 +315,17 @@ impl Module {
         id
     }
 
+    /// Removes a computation nothing calls any more (not the entry).
+    pub fn remove_computation(&mut self, id: CompId) {
+        if Some(id) == self.entry {
+            return;
+        }
+        if let Some(slot) = self.comps.get_mut(id.index()) {
+            *slot = None;
+        }
+        self.comp_order.retain(|&c| c != id);
+    }
+
     /// The module's name uniquer, built from every name in it on first use.
     pub fn names_mut(&mut self) -> &mut NameUniquer {
         if self.names.is_none() {

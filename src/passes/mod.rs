@@ -18,6 +18,7 @@ pub mod legalize_softmax;
 pub mod legalize_topk;
 pub mod native_to_custom_softmax;
 pub mod native_to_custom_softmax_dx;
+pub mod residuals;
 pub mod softmax_match;
 
 use crate::ir::verify::{verify, VerifyError};

@@ -1,6 +1,5 @@
 //! `native-to-custom-softmax` (order 42): raises a native softmax into one
-//! custom call. Seed page `000_6f13aa1903ed49a7.txt`
-//! (NativeToCustomSoftmax); CONTRACT.md section 9.
+//! custom call. Seed page `000_6f13aa1903ed49a7.txt` (NativeToCustomSoftmax).
 //!
 //! before => after:
 //! `divide(exp(x - bcast(max)), bcast(reduce-add(exp(..), axis)))` =>
@@ -13,11 +12,21 @@
 //! The optional stabilizing subtract must subtract something constant along
 //! the axis. Nothing inside the region may be used outside it (the escape
 //! check); otherwise the softmax is left as it is.
+//!
+//! Across loops (`lax.scan`): where the interior values escape only as
+//! residuals a later loop reads, and there (once the gradient is raised)
+//! only to rebuild `y = e / bcast(s)` of the same iteration, `y` is handed
+//! over instead: the rebuilt `y` becomes the `y` the forward already hands
+//! over, or the residual that carried `e` carries `y`. The residuals left
+//! unread (loop state, stacks, call results and parameters) are removed,
+//! and then the softmax raises as usual. With any other consumer nothing
+//! changes and the report names it.
 
 use super::build::custom_call;
-use super::softmax_match::{escapes, match_forward, ForwardSoftmax};
+use super::residuals::{Element, Flow, Pruner, Site};
+use super::softmax_match::{escapes, layout_chain, match_forward, ForwardSoftmax, Mismatch};
 use super::{OriginalScope, Pass, PassContext, PassError};
-use crate::ir::{ApiVersion, CompId, Module, Opcode};
+use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
 
 pub const NAME: &str = "native-to-custom-softmax";
 
@@ -31,14 +40,31 @@ impl Pass for NativeToCustomSoftmax {
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
         for comp in ctx.computations(module, OriginalScope::Every) {
-            let found = find(module, comp, ctx);
+            // Handing `y` over may have removed computations.
+            if module.get_comp(comp).is_none() {
+                continue;
+            }
             let mut count = 0;
-            for f in found {
+            for (f, escaping) in find(module, comp, ctx) {
                 // An earlier rewrite in this computation may have taken nodes
                 // this softmax shares.
                 if f.region.iter().any(|&id| !module.comp(comp).is_live(id)) {
                     continue;
                 }
+                let f = match escaping {
+                    None => f,
+                    Some(inner) => match hand_over_y(module, comp, &f) {
+                        Ok(f) => {
+                            changed = true;
+                            f
+                        }
+                        Err(why) => {
+                            let name = module.comp(comp).instr(inner).name.to_string();
+                            ctx.skipped(module, comp, f.divide, escape_reason(&name, &why));
+                            continue;
+                        }
+                    },
+                };
                 raise(module, comp, &f, ctx);
                 count += 1;
             }
@@ -49,8 +75,20 @@ impl Pass for NativeToCustomSoftmax {
     }
 }
 
-/// Every forward softmax of `comp` that may be raised.
-pub fn find(module: &Module, comp: CompId, ctx: &mut PassContext) -> Vec<ForwardSoftmax> {
+fn escape_reason(inner: &str, why: &str) -> String {
+    format!(
+        "Internal Softmax node (above) is used outside of Softmax Block. Skip Native to Custom Softmax replacement. ({inner} is used outside{why})"
+    )
+}
+
+/// Every forward softmax of `comp`, with an interior node used outside
+/// its region where there is one. Divides that look like a softmax but
+/// fail a check are reported.
+fn find(
+    module: &Module,
+    comp: CompId,
+    ctx: &mut PassContext,
+) -> Vec<(ForwardSoftmax, Option<InstrId>)> {
     let c = module.comp(comp);
     let mut found = Vec::new();
     for id in c.post_order() {
@@ -58,27 +96,12 @@ pub fn find(module: &Module, comp: CompId, ctx: &mut PassContext) -> Vec<Forward
             continue;
         }
         match match_forward(module, c, id) {
-            Err(reason) => {
-                log::debug!("{reason}");
-                // Only report divides that looked like a softmax.
-                if reason != "div<-exp does not match div<-reduce<-exp " {
-                    ctx.skipped(module, comp, id, reason);
-                }
+            Err(Mismatch::NotCandidate(reason)) => log::debug!("{reason}"),
+            Err(Mismatch::Refused(reason)) => ctx.skipped(module, comp, id, reason),
+            Ok(f) => {
+                let escaping = escapes(c, &f.region, f.divide);
+                found.push((f, escaping));
             }
-            Ok(f) => match escapes(c, &f.region, f.divide) {
-                Some(inner) => {
-                    ctx.skipped(
-                        module,
-                        comp,
-                        id,
-                        format!(
-                            "Internal Softmax node (above) is used outside of Softmax Block. Skip Native to Custom Softmax replacement. ({} is used outside)",
-                            c.instr(inner).name
-                        ),
-                    );
-                }
-                None => found.push(f),
-            },
         }
     }
     found
@@ -106,4 +129,251 @@ fn raise(module: &mut Module, comp: CompId, f: &ForwardSoftmax, ctx: &mut PassCo
     );
     module.replace_instruction(comp, f.divide, call);
     log::debug!("replaceNativeSoftmax Done!");
+}
+
+/// A rebuilt `y = e' / d` in a later computation: `e'` a copy of the
+/// forward's exp, `d` reading a copy of a node of its divisor.
+struct Rebuilt {
+    at: Site,
+    e: InstrId,
+    /// The divisor's nodes down to the copy of the forward's node.
+    chain: Vec<InstrId>,
+}
+
+/// Hands `y` over in place of the interior values of `f` that escape as
+/// residuals (see the module header); on success the softmax, matched
+/// again, no longer escapes. Nothing changes on failure, and the reason
+/// says which consumer is in the way.
+fn hand_over_y(
+    module: &mut Module,
+    comp: CompId,
+    f: &ForwardSoftmax,
+) -> Result<ForwardSoftmax, String> {
+    let flow = Flow::new(module);
+    let c = module.comp(comp);
+    let interior: Vec<InstrId> = f
+        .region
+        .iter()
+        .copied()
+        .filter(|&id| id != f.divide)
+        .collect();
+    let in_region = |id: &InstrId| f.region.binary_search(id).is_ok();
+
+    // Everything the interior values reach outside the region: their
+    // copies elsewhere, and what computes with them.
+    let mut sources: Vec<InstrId> = interior.clone();
+    let mut derived: Vec<InstrId> = Vec::new();
+    let mut consumers: Vec<Site> = Vec::new();
+    let mut aliases: Vec<(InstrId, Site)> = Vec::new();
+    let mut sites: Vec<Element> = Vec::new();
+    while let Some(v) = sources.pop() {
+        let skip: Vec<InstrId> = c
+            .instr(v)
+            .users()
+            .iter()
+            .copied()
+            .filter(in_region)
+            .collect();
+        let uses = flow.uses(module, comp, v, &skip);
+        for t in uses.terminal {
+            if t.comp == comp && t.instr != c.root_opt().unwrap_or(t.instr) {
+                // Computed from the interior in this computation: followed
+                // on, and dead once nothing reads what it feeds.
+                if has_side_effect(module, t) {
+                    return Err(format!(", by {}", c.instr(t.instr).name));
+                }
+                if !derived.contains(&t.instr) && !in_region(&t.instr) {
+                    derived.push(t.instr);
+                    sources.push(t.instr);
+                }
+            } else {
+                consumers.push(t);
+            }
+        }
+        aliases.extend(uses.aliases.iter().map(|&(_, a)| (v, a)));
+        sites.extend(uses.plumbing);
+    }
+    if sites.is_empty() {
+        return Err(String::new());
+    }
+    let rebuilt = rebuilt_ys(module, &flow, comp, f, &aliases, &consumers)?;
+
+    // Where `y` itself is handed over, the rebuilt `y`s of the same
+    // iteration can read that instead.
+    let y_uses = flow.uses(module, comp, f.divide, &[]);
+    let mut replacements = Vec::new();
+    for r in &rebuilt {
+        let e_origin = flow.origin(module, r.at.comp, r.e);
+        let handed = y_uses.aliases.iter().find(|&&(stack, a)| {
+            !stack
+                && a.comp == r.at.comp
+                && module.comp(a.comp).instr(a.instr).shape
+                    == module.comp(a.comp).instr(r.at.instr).shape
+                && {
+                    let o = flow.origin(module, a.comp, a.instr);
+                    o.instr == f.divide && o.same_instance(&e_origin)
+                }
+        });
+        replacements.push(handed.map(|&(_, a)| a.instr));
+    }
+    let carry = replacements.iter().any(Option::is_none);
+    if carry && c.instr(f.exp).shape != c.instr(f.divide).shape {
+        return Err(", and y has another type than the exp that would carry it".into());
+    }
+    sites.extend(y_uses.plumbing);
+
+    // The checks hold: rewrite.
+    let pruner = Pruner::new(module, &sites);
+    if carry {
+        // The residuals that carried `e` carry `y`.
+        let plumbing_users: Vec<InstrId> = module
+            .comp(comp)
+            .instr(f.exp)
+            .users()
+            .iter()
+            .copied()
+            .filter(|u| !in_region(u) && !derived.contains(u))
+            .collect();
+        let cm = module.comp_mut(comp);
+        for u in plumbing_users {
+            let slots: Vec<usize> = cm
+                .instr(u)
+                .operands()
+                .iter()
+                .enumerate()
+                .filter(|(_, &o)| o == f.exp)
+                .map(|(k, _)| k)
+                .collect();
+            for k in slots {
+                cm.set_operand(u, k, f.divide);
+            }
+        }
+    }
+    for (r, handed) in rebuilt.iter().zip(&replacements) {
+        let with = if carry { r.e } else { handed.unwrap_or(r.e) };
+        let b = module.comp_mut(r.at.comp);
+        b.replace_all_uses(r.at.instr, with);
+        b.remove_with_dead_operands(r.at.instr);
+    }
+    let removed = pruner.prune(module);
+    log::debug!(
+        "handed y over in place of {} residual(s) of {}; {removed} loop, call or stack element(s) removed",
+        aliases.len(),
+        module.comp(comp).instr(f.divide).name
+    );
+    let c = module.comp(comp);
+    match match_forward(module, c, f.divide) {
+        Ok(again) if escapes(c, &again.region, again.divide).is_none() => Ok(again),
+        _ => Err(", even after handing y over".into()),
+    }
+}
+
+fn has_side_effect(module: &Module, t: Site) -> bool {
+    crate::ir::module::has_side_effect(module.comp(t.comp).instr(t.instr))
+}
+
+/// Checks that every consumer of the escaping values is a rebuilt `y` of
+/// the same iteration (or a node of its divisor), and returns them.
+fn rebuilt_ys(
+    module: &Module,
+    flow: &Flow,
+    comp: CompId,
+    f: &ForwardSoftmax,
+    aliases: &[(InstrId, Site)],
+    consumers: &[Site],
+) -> Result<Vec<Rebuilt>, String> {
+    let fc = module.comp(comp);
+    let alias_of = |site: Site| -> Option<InstrId> {
+        aliases
+            .iter()
+            .find(|(_, a)| *a == site)
+            .map(|&(source, _)| source)
+    };
+    let mut rebuilt: Vec<Rebuilt> = Vec::new();
+    for &t in consumers {
+        let b = module.comp(t.comp);
+        let ti = b.instr(t.instr);
+        if ti.opcode != Opcode::Divide || t.comp == comp {
+            continue;
+        }
+        let (e, d) = (ti.operand(0), ti.operand(1));
+        if alias_of(Site {
+            comp: t.comp,
+            instr: e,
+        }) != Some(f.exp)
+        {
+            continue;
+        }
+        let chain = layout_chain(module, b, d);
+        let s_site = Site {
+            comp: t.comp,
+            instr: chain.source,
+        };
+        let Some(node) = alias_of(s_site) else {
+            continue;
+        };
+        // The divisor reads the forward's divisor node the way the
+        // forward's own divisor does, in the same iteration.
+        let tail = layout_chain(module, fc, node);
+        let composed = chain
+            .dims
+            .iter()
+            .map(|r| r.and_then(|x| tail.dims.get(x).copied().flatten()));
+        let sizes = fc.instr(f.divide).shape.dims();
+        let same_read = tail.source == f.divisor.source
+            && ti.shape.dims() == sizes
+            && composed.clone().count() == sizes.len()
+            && sizes
+                .iter()
+                .zip(composed.zip(&f.divisor.dims))
+                .all(|(&n, (a, b))| n == 1 || a == *b);
+        let (eo, so) = (
+            flow.origin(module, t.comp, e),
+            flow.origin(module, t.comp, chain.source),
+        );
+        let known = rebuilt.iter().any(|r| r.at == t);
+        if !known && same_read && eo.instr == f.exp && so.instr == node && eo.same_instance(&so) {
+            let mut nodes = chain.nodes.clone();
+            nodes.push(t.instr);
+            rebuilt.push(Rebuilt {
+                at: t,
+                e,
+                chain: nodes,
+            });
+        }
+    }
+    // Every consumer is one of those divides or a node of their divisors,
+    // and those nodes feed nothing else.
+    for &t in consumers {
+        let ok = rebuilt
+            .iter()
+            .any(|r| r.at.comp == t.comp && r.chain.contains(&t.instr));
+        if !ok {
+            let b = module.comp(t.comp);
+            return Err(format!(
+                ", by {} in {}, which is not y = e / s of the same iteration",
+                b.instr(t.instr).name,
+                b.name
+            ));
+        }
+    }
+    for r in &rebuilt {
+        let b = module.comp(r.at.comp);
+        for &n in &r.chain {
+            if n == r.at.instr {
+                continue;
+            }
+            if b.instr(n).users().iter().any(|u| !r.chain.contains(u)) {
+                return Err(format!(
+                    ", by a user of {} in {} besides y = e / s",
+                    b.instr(n).name,
+                    b.name
+                ));
+            }
+        }
+    }
+    if rebuilt.is_empty() {
+        return Err(String::new());
+    }
+    Ok(rebuilt)
 }

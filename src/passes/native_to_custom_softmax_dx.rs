@@ -1,6 +1,6 @@
 //! `native-to-custom-softmax-dx` (order 41): raises the gradient of a
 //! softmax into one custom call. Seed page `000_6f13aa1903ed49a7.txt`
-//! (NativeToCustomSoftmaxDx); CONTRACT.md section 9.
+//! (NativeToCustomSoftmaxDx).
 //!
 //! before => after: `dLdx = y * (dLdy - bcast(sum(dLdy * y, axis)))` in any
 //! of its frontend forms =>
@@ -10,35 +10,48 @@
 //! The forms, each through layout-only ops and converts, commutative
 //! operands in either order:
 //! - TensorFlow `(dLdy - bcast(sum(dLdy*y))) * y` and torch-xla
-//!   `y * (dLdy - bcast(sum(dLdy*y)))`;
+//!   `y * (dLdy - bcast(sum(dLdy*y)))`, also with torch's `_safe_softmax`
+//!   `y = select(all_masked, 0, softmax(x))`;
 //! - JAX with custom JVP: `y*dLdy + y*bcast(sum(-(y*dLdy)))`;
-//! - JAX's autodiff of exp/sum: `(dLdy/s + bcast(sum(-(dLdy * 1/(s*s) * e)))) * e`,
-//!   where `y = e / s` may not exist: it is then built from `e` and `s`, and
-//!   the forward raise (order 42) turns it into a call.
+//! - JAX's autodiff of `e / s`: `(dLdy/bcast(s) + bcast(sum(-(dLdy * k * e)))) * e`
+//!   with `k = bcast(1/(s*s))`, which is the formula with `y = e / bcast(s)`.
 //!
-//! `y` must be a forward softmax (a native one or an `AwsNeuronSoftmax`
-//! call). The operands are `(dLdy, y)`, the order torch-neuronx emits:
-//! CONTRACT.md section 9 says why the seed's `{y, dLdy}` is not followed.
+//! The call is defined by that formula for any `y`, so `y` need not be a
+//! softmax: the forms that name `y` raise whatever it is. The autodiff form
+//! names `e` and `s` instead: it needs `s` constant along the axis and `k`
+//! computed from that same `s` (in this computation, or, when `k` and `s`
+//! are loop parameters, the same forward values of the same iteration:
+//! [`super::residuals`]); the pass then builds `y = e / bcast(s)` (or
+//! reuses the graph's own), which the forward raise (order 42) turns into a
+//! call where `s` is the sum of `e`.
+//!
+//! `dLdy` and `y` are the formula's own operands, at its element type (a
+//! convert that changes the type is part of the operand, not seen
+//! through), and must have equal shapes (the seed's gate). The operands are
+//! `(dLdy, y)`, the order torch-neuronx emits, not the seed's `{y, dLdy}`
+//! (`docs/contract.md` says why).
 
 use super::build::custom_call;
+use super::residuals::Flow;
 use super::softmax_match::{
-    add_reduce, either_order, is_axis_broadcast, is_inverse_square_of, layout_chain, match_forward,
-    row_sum_broadcast, softmax_value, Chain,
+    at_own_type, either_order, inverse_square, is_product_of, layout_chain, not_candidate, row_sum,
+    value_of, Chain, Match, Mismatch,
 };
 use super::{OriginalScope, Pass, PassContext, PassError};
-use crate::ir::{ApiVersion, AttrValue, CompId, Computation, InstrId, Instruction, Module, Opcode};
+use crate::ir::{ApiVersion, CompId, Computation, InstrId, Instruction, Module, Opcode};
 
 pub const NAME: &str = "native-to-custom-softmax-dx";
 
 pub struct NativeToCustomSoftmaxDx;
 
-/// `y`: an existing softmax value, or one to build from `e` and `s`.
+/// `y`: an operand of the formula, or one to build as `e / divisor`.
 #[derive(Clone, Copy, Debug)]
 enum Y {
-    Existing(InstrId),
-    Build { exp: InstrId, sum: InstrId },
+    Operand(InstrId),
+    Build { e: InstrId, divisor: InstrId },
 }
 
+/// A softmax gradient found.
 #[derive(Clone, Debug)]
 struct Backward {
     root: InstrId,
@@ -55,54 +68,72 @@ impl Pass for NativeToCustomSoftmaxDx {
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
+        // The call graph, built once a form needs it (loop parameters).
+        let mut flow: Option<Flow> = None;
         for comp in ctx.computations(module, OriginalScope::Every) {
-            let found: Vec<Backward> = {
+            let mut found = Vec::new();
+            {
                 let c = module.comp(comp);
-                c.post_order()
-                    .into_iter()
-                    .filter_map(|id| match_backward(module, c, id))
-                    .collect()
-            };
+                for id in c.post_order() {
+                    match match_backward(module, &mut flow, comp, c, id) {
+                        Ok(b) => found.push(b),
+                        Err(Mismatch::Refused(reason)) => ctx.skipped(module, comp, id, reason),
+                        Err(Mismatch::NotCandidate(reason)) => log::trace!("{reason}"),
+                    }
+                }
+            }
             let mut count = 0;
             for b in found {
-                let c = module.comp(comp);
-                if !c.is_live(b.root) || !c.is_live(b.dldy) {
+                if !operands_live(module.comp(comp), &b) {
                     continue;
                 }
-                let y_shape = match b.y {
-                    Y::Existing(y) if c.is_live(y) => c.instr(y).shape.clone(),
-                    Y::Build { exp, sum } if c.is_live(exp) && c.is_live(sum) => {
-                        c.instr(b.root).shape.clone()
-                    }
-                    _ => continue,
-                };
-                if !c.instr(b.dldy).shape.compatible(&y_shape)
-                    || !c.instr(b.root).shape.compatible(&y_shape)
-                {
-                    ctx.skipped(
-                        module,
-                        comp,
-                        b.root,
-                        "SoftmaxDx was found but arg0 and arg1 shapes are different",
-                    );
+                if let Err(reason) = shape_gate(module.comp(comp), &b) {
+                    ctx.skipped(module, comp, b.root, reason);
                     continue;
                 }
-                log::debug!("dLdyShape: {}", y_shape.to_text(true));
-                log::debug!("dLdy, y and dLdx Shape verification passed");
                 raise(module, comp, &b, ctx);
                 count += 1;
             }
             log::debug!("Number of Native SoftmaxDx's detected and replaced: {count}");
-            changed |= count > 0;
+            if count > 0 {
+                // The rewrites removed instructions the call graph names.
+                flow = None;
+                changed = true;
+            }
         }
         Ok(changed)
     }
 }
 
+/// An earlier rewrite in this computation may have removed what a later
+/// match uses.
+fn operands_live(c: &Computation, b: &Backward) -> bool {
+    let y_live = match b.y {
+        Y::Operand(y) => c.is_live(y),
+        Y::Build { e, divisor } => c.is_live(e) && c.is_live(divisor),
+    };
+    c.is_live(b.root) && c.is_live(b.dldy) && y_live
+}
+
+/// The seed's gate: `dLdy` and `y` (and the result) have one shape.
+fn shape_gate(c: &Computation, b: &Backward) -> Result<(), &'static str> {
+    let y = match b.y {
+        Y::Operand(y) => y,
+        Y::Build { e, .. } => e,
+    };
+    let y_shape = &c.instr(y).shape;
+    if !c.instr(b.dldy).shape.compatible(y_shape) || !c.instr(b.root).shape.compatible(y_shape) {
+        return Err("SoftmaxDx was found but arg0 and arg1 shapes are different");
+    }
+    log::debug!("dLdyShape: {}", y_shape.to_text(true));
+    log::debug!("dLdy, y and dLdx Shape verification passed");
+    Ok(())
+}
+
 fn raise(module: &mut Module, comp: CompId, b: &Backward, ctx: &mut PassContext) {
     let y = match b.y {
-        Y::Existing(y) => y,
-        Y::Build { exp, sum } => build_y(module, comp, exp, sum, b.axis),
+        Y::Operand(y) => y,
+        Y::Build { e, divisor } => build_y(module, comp, e, divisor),
     };
     let (shape, root_name) = {
         let r = module.comp(comp).instr(b.root);
@@ -130,245 +161,263 @@ fn raise(module: &mut Module, comp: CompId, b: &Backward, ctx: &mut PassContext)
     log::debug!("replaceNativeSoftmaxDx Done!");
 }
 
-/// `y = e / broadcast(s)`: reuses the graph's forward divide of `e` and `s`
-/// when there is one, else builds it (converting `s` to `e`'s type).
-fn build_y(module: &mut Module, comp: CompId, exp: InstrId, sum: InstrId, axis: usize) -> InstrId {
+/// `y = e / divisor`: the graph's own divide of `e` by the same row value
+/// when there is one, else a new one (converting the divisor to `e`'s type).
+fn build_y(module: &mut Module, comp: CompId, e: InstrId, divisor: InstrId) -> InstrId {
     let c = module.comp(comp);
-    for &u in c.instr(exp).users() {
-        if let Ok(f) = match_forward(module, c, u) {
-            if f.exp == exp && f.sum == sum && f.axis == axis {
-                return u;
-            }
+    let wanted = layout_chain(module, c, divisor);
+    let sizes = c.instr(e).shape.dims().to_vec();
+    let existing = c.instr(e).users().iter().copied().find(|&u| {
+        let ui = c.instr(u);
+        ui.opcode == Opcode::Divide && ui.operands()[0] == e && ui.shape == c.instr(e).shape && {
+            let d = layout_chain(module, c, ui.operand(1));
+            d.source == wanted.source && d.same_reads(&wanted, &sizes)
         }
+    });
+    if let Some(y) = existing {
+        return y;
     }
-    let exp_shape = c.instr(exp).shape.clone();
-    let ty = exp_shape.element_type();
-    let sum_shape = c.instr(sum).shape.clone();
-    // The sum's dimensions in the exp's numbering.
-    let sum_dims: Vec<i64> = {
-        let (input, dims) = add_reduce(module, c, sum).expect("matched as an add-reduce");
-        let chain = layout_chain(module, c, input);
-        (0..chain.dims.len())
-            .filter(|d| !dims.contains(d))
-            .map(|d| chain.dims[d].map_or(d as i64, |x| x as i64))
-            .collect()
-    };
-    let mut s = sum;
-    if sum_shape.element_type() != ty {
-        let mut conv_shape = (*sum_shape).clone();
-        if let Some(a) = conv_shape.as_array_mut() {
-            a.element_type = ty;
-        }
-        let conv = Instruction::new("", Opcode::Convert, conv_shape).with_operands([sum]);
-        s = module.add_instruction(comp, conv);
+    let e_shape = c.instr(e).shape.clone();
+    let mut d = divisor;
+    if c.instr(divisor).shape.element_type() != e_shape.element_type() {
+        let conv = Instruction::new("", Opcode::Convert, e_shape.clone()).with_operands([d]);
+        d = module.add_instruction(comp, conv);
     }
-    let mut bcast = Instruction::new("", Opcode::Broadcast, exp_shape.clone()).with_operands([s]);
-    bcast.set_attr("dimensions", AttrValue::Ints(sum_dims.into()));
-    let bcast = module.add_instruction(comp, bcast);
-    let div = Instruction::new("", Opcode::Divide, exp_shape).with_operands([exp, bcast]);
-    let _ = axis;
+    let div = Instruction::new("", Opcode::Divide, e_shape).with_operands([e, d]);
     module.add_instruction(comp, div)
 }
 
-fn match_backward(module: &Module, c: &Computation, root: InstrId) -> Option<Backward> {
-    let rank = c.instr(root).shape.rank();
+fn match_backward(
+    module: &Module,
+    flow: &mut Option<Flow>,
+    comp: CompId,
+    c: &Computation,
+    root: InstrId,
+) -> Match<Backward> {
     match c.instr(root).opcode {
-        Opcode::Multiply => {
-            tf_or_torch(module, c, root, rank).or_else(|| jax_autodiff(module, c, root, rank))
-        }
-        Opcode::Add => jax_custom_jvp(module, c, root, rank),
-        _ => None,
+        Opcode::Multiply => explicit_y(module, c, root)
+            .or_else(|m| jax_autodiff(module, flow, comp, c, root).map_err(|n| m.or_better(n))),
+        Opcode::Add => jax_custom_jvp(module, c, root),
+        _ => not_candidate("div711 and neg224 not found"),
     }
-}
-
-/// The source of `id` through converts and copies only (values equal up to
-/// type): how the forms reach `y` and `dLdy`.
-fn through_converts(c: &Computation, mut id: InstrId) -> InstrId {
-    while matches!(c.instr(id).opcode, Opcode::Convert | Opcode::Copy)
-        && c.instr(id).operands().len() == 1
-    {
-        id = c.instr(id).operand(0);
-    }
-    id
-}
-
-/// Whether `id` is `a * b` in either order (through converts).
-fn is_product_of(c: &Computation, id: InstrId, a: InstrId, b: InstrId) -> bool {
-    either_order(c, through_converts(c, id), Opcode::Multiply)
-        .into_iter()
-        .any(|(p, q)| through_converts(c, p) == a && through_converts(c, q) == b)
 }
 
 /// `(dLdy - bcast(sum(dLdy*y))) * y`, in either order.
-fn tf_or_torch(module: &Module, c: &Computation, root: InstrId, rank: usize) -> Option<Backward> {
-    for (a, y) in either_order(c, root, Opcode::Multiply) {
-        let Some(yv) = softmax_value(module, c, through_converts(c, y)) else {
+fn explicit_y(module: &Module, c: &Computation, root: InstrId) -> Match<Backward> {
+    let mut best = Mismatch::NotCandidate("div711 and neg224 not found");
+    for (y, diff) in either_order(c, root, Opcode::Multiply) {
+        let sub = c.instr(value_of(c, diff));
+        let [dldy, b] = sub.operands()[..] else {
             continue;
         };
-        let sub = c.instr(through_converts(c, a));
         if sub.opcode != Opcode::Subtract {
             continue;
         }
-        let dldy = through_converts(c, sub.operand(0));
-        let Some((_, input, _)) = row_sum_broadcast(module, c, sub.operand(1), yv.axis(), rank)
-        else {
-            continue;
+        let sum = match row_sum(module, c, b) {
+            Ok(s) if !s.negated => s,
+            Ok(_) => {
+                best = best.or_better(Mismatch::Refused(
+                    "reduce5 found, but the row sum is negated".into(),
+                ));
+                continue;
+            }
+            Err(m) => {
+                best = best.or_better(m);
+                continue;
+            }
         };
-        if !is_product_of(c, input, dldy, yv.id()) {
+        log::debug!("reduce5 found");
+        if !is_product_of(c, sum.summand, dldy, y) {
+            best = best.or_better(Mismatch::Refused(
+                "One of the mul5575O operands should be dL/dy (which is div711Lhs)".into(),
+            ));
             continue;
         }
-        return Some(Backward {
+        return Ok(Backward {
             root,
-            dldy,
-            y: Y::Existing(yv.id()),
-            axis: yv.axis(),
+            dldy: at_own_type(c, dldy),
+            y: Y::Operand(at_own_type(c, y)),
+            axis: sum.axis,
             form: "y * (dLdy - sum(dLdy * y))",
         });
     }
-    None
+    Err(best)
 }
 
 /// `y*dLdy + y*bcast(sum(-(y*dLdy)))`.
-fn jax_custom_jvp(
-    module: &Module,
-    c: &Computation,
-    root: InstrId,
-    rank: usize,
-) -> Option<Backward> {
+fn jax_custom_jvp(module: &Module, c: &Computation, root: InstrId) -> Match<Backward> {
+    let mut best = Mismatch::NotCandidate("div711 and neg224 not found");
     for (p, q) in either_order(c, root, Opcode::Add) {
-        for (y, dldy) in either_order(c, through_converts(c, p), Opcode::Multiply) {
-            let Some(yv) = softmax_value(module, c, through_converts(c, y)) else {
-                continue;
-            };
-            let dldy = through_converts(c, dldy);
-            for (y2, bc) in either_order(c, through_converts(c, q), Opcode::Multiply) {
-                if through_converts(c, y2) != yv.id() {
+        let p = value_of(c, p);
+        for (y, dldy) in either_order(c, p, Opcode::Multiply) {
+            for (y2, b) in either_order(c, value_of(c, q), Opcode::Multiply) {
+                if value_of(c, y2) != value_of(c, y) {
                     continue;
                 }
-                let Some((_, input, _)) = row_sum_broadcast(module, c, bc, yv.axis(), rank) else {
-                    continue;
+                let sum = match row_sum(module, c, b) {
+                    Ok(s) if s.negated => s,
+                    Ok(_) => {
+                        best = best.or_better(Mismatch::Refused(
+                            "neg224 not found: the row sum is not negated".into(),
+                        ));
+                        continue;
+                    }
+                    Err(m) => {
+                        best = best.or_better(m);
+                        continue;
+                    }
                 };
-                let neg = c.instr(through_converts(c, input));
-                if neg.opcode != Opcode::Negate
-                    || through_converts(c, neg.operand(0)) != through_converts(c, p)
-                {
+                if value_of(c, sum.summand) != p && !is_product_of(c, sum.summand, y, dldy) {
+                    best = best.or_better(Mismatch::Refused(
+                        "One of the mul5575O operands should be dL/dy (which is div711Lhs)".into(),
+                    ));
                     continue;
                 }
-                return Some(Backward {
+                return Ok(Backward {
                     root,
-                    dldy,
-                    y: Y::Existing(yv.id()),
-                    axis: yv.axis(),
+                    dldy: at_own_type(c, dldy),
+                    y: Y::Operand(at_own_type(c, y)),
+                    axis: sum.axis,
                     form: "y*dLdy + y*sum(-(y*dLdy))",
                 });
             }
         }
     }
-    None
+    Err(best)
 }
 
-/// `(dLdy/s + bcast(sum(-(dLdy * 1/(s*s) * e)))) * e`: JAX's autodiff of
-/// `e / s` (the seed's reference graph).
-fn jax_autodiff(module: &Module, c: &Computation, root: InstrId, rank: usize) -> Option<Backward> {
+/// `(dLdy/bcast(s) + bcast(sum(-(dLdy * k * e)))) * e` with
+/// `k = bcast(1/(s*s))`: JAX's autodiff of `e / s` (the seed's reference
+/// graph).
+fn jax_autodiff(
+    module: &Module,
+    flow: &mut Option<Flow>,
+    comp: CompId,
+    c: &Computation,
+    root: InstrId,
+) -> Match<Backward> {
+    let mut best = Mismatch::NotCandidate("div711 and neg224 not found");
     for (a, e) in either_order(c, root, Opcode::Multiply) {
-        let exp = through_converts(c, e);
-        if c.instr(exp).opcode != Opcode::Exp {
-            continue;
-        }
-        for (dv, bc) in either_order(c, through_converts(c, a), Opcode::Add) {
-            let div = c.instr(through_converts(c, dv));
+        for (quotient, b) in either_order(c, value_of(c, a), Opcode::Add) {
+            let div = c.instr(value_of(c, quotient));
+            let [dldy, divisor] = div.operands()[..] else {
+                continue;
+            };
             if div.opcode != Opcode::Divide {
                 continue;
             }
-            let dldy = through_converts(c, div.operand(0));
-            let den = layout_chain(module, c, div.operand(1));
-            let sum = den.source;
-            // `s` is the add-reduce of this exp, broadcast back along its axis.
-            let Some(f) = forward_parts(module, c, exp, sum, div.operand(1)) else {
+            let sum = match row_sum(module, c, b) {
+                Ok(s) if s.negated => s,
+                Ok(_) => continue,
+                Err(m) => {
+                    best = best.or_better(m);
+                    continue;
+                }
+            };
+            log::debug!("div711 and neg224 found");
+            let s = layout_chain(module, c, divisor);
+            if s.dims.get(sum.axis) != Some(&None) {
+                best = best.or_better(Mismatch::Refused(
+                    "div712 found, but what it divides by varies along the softmax axis".into(),
+                ));
+                continue;
+            }
+            let Some(k) = third_factor(c, sum.summand, dldy, e) else {
+                best = best.or_better(Mismatch::Refused(
+                    "mul5576 Rhs is not exp.0: the summed product is not dL/dy * k * e".into(),
+                ));
                 continue;
             };
-            let axis = f;
-            // bc = bcast(sum_axis(-(dLdy * k * e))) with k = 1/(s*s), or the
-            // negation outside the sum.
-            let bc_chain = layout_chain(module, c, bc);
-            let neg = c.instr(bc_chain.source);
-            if neg.opcode != Opcode::Negate {
+            if let Err(reason) = k_is_inverse_square(module, flow, comp, c, k, &s) {
+                best = best.or_better(Mismatch::Refused(reason));
                 continue;
             }
-            // Compose: bc dims -> negate dims -> inner sum dims.
-            let inner = layout_chain(module, c, neg.operand(0));
-            let Some((input, dims)) = add_reduce(module, c, inner.source) else {
-                continue;
-            };
-            if dims != [axis] || c.instr(input).shape.rank() != rank || bc_chain.dims.len() != rank
-            {
-                continue;
-            }
-            let sum_dims: Vec<Option<usize>> = (0..rank).filter(|&d| d != axis).map(Some).collect();
-            let composed = Chain {
-                source: inner.source,
-                nodes: Vec::new(),
-                dims: bc_chain
-                    .dims
-                    .iter()
-                    .map(|r| r.and_then(|n| inner.dims.get(n).copied().flatten()))
-                    .collect(),
-            };
-            let ok = is_axis_broadcast(&composed, c.instr(bc).shape.dims(), axis, &sum_dims);
-            if !ok {
-                continue;
-            }
-            // input = (dLdy * k) * e, k = 1/(s*s) broadcast.
-            let product = through_converts(c, input);
-            let found = either_order(c, product, Opcode::Multiply)
-                .into_iter()
-                .any(|(gk, e2)| {
-                    through_converts(c, e2) == exp
-                        && either_order(c, through_converts(c, gk), Opcode::Multiply)
-                            .into_iter()
-                            .any(|(g, k)| {
-                                through_converts(c, g) == dldy
-                                    && is_inverse_square_of(module, c, k, sum).is_some()
-                            })
-                });
-            if !found {
-                continue;
-            }
-            return Some(Backward {
+            return Ok(Backward {
                 root,
-                dldy,
-                y: Y::Build { exp, sum },
-                axis,
-                form: "JAX autodiff of exp / sum",
+                dldy: at_own_type(c, dldy),
+                y: Y::Build {
+                    e: at_own_type(c, e),
+                    divisor,
+                },
+                axis: sum.axis,
+                form: "JAX autodiff of e / s",
             });
+        }
+    }
+    Err(best)
+}
+
+/// `product` is `g * k * e` in some grouping (up to converts): `k`.
+fn third_factor(c: &Computation, product: InstrId, g: InstrId, e: InstrId) -> Option<InstrId> {
+    let (g, e) = (value_of(c, g), value_of(c, e));
+    for (pair, third) in either_order(c, value_of(c, product), Opcode::Multiply) {
+        for (u, v) in either_order(c, value_of(c, pair), Opcode::Multiply) {
+            let leaves = [value_of(c, u), value_of(c, v), value_of(c, third)];
+            let gi = leaves.iter().position(|&l| l == g);
+            let ei = leaves.iter().rposition(|&l| l == e);
+            if let (Some(gi), Some(ei)) = (gi, ei) {
+                if gi != ei {
+                    let ki = 3 - gi - ei;
+                    return Some([u, v, third][ki]);
+                }
+            }
         }
     }
     None
 }
 
-/// `s` (reached from `bcast`) is the add-reduce over one axis of `exp`,
-/// broadcast back along it: that axis.
-fn forward_parts(
+/// Whether `k` is `1/(s*s)` for the `s` the quotient divides by (`s` is
+/// the chain from the divisor to its row value): in this computation, or
+/// as forward values of the same iteration when both are handed in.
+fn k_is_inverse_square(
     module: &Module,
+    flow: &mut Option<Flow>,
+    comp: CompId,
     c: &Computation,
-    exp: InstrId,
-    sum: InstrId,
-    bcast: InstrId,
-) -> Option<usize> {
-    let (input, dims) = add_reduce(module, c, sum)?;
-    if dims.len() != 1 {
-        return None;
+    k: InstrId,
+    s: &Chain,
+) -> Result<(), String> {
+    let sizes = c.instr(k).shape.dims();
+    if let Some(sq) = inverse_square(module, c, k) {
+        if sq.source == s.source && sq.same_reads(s, sizes) {
+            log::debug!("div712 found");
+            return Ok(());
+        }
     }
-    let chain = layout_chain(module, c, input);
-    if chain.source != exp {
-        return None;
+    // Across a loop boundary: k and s are handed in as the forward's
+    // `1/(s*s)` and `s` of the same iteration.
+    let kc = layout_chain(module, c, k);
+    let not_same =
+        || "div712 not found: 1/(s*s) is not computed from the s it divides by".to_string();
+    if !kc.same_reads(s, sizes) || c.instr(kc.source).shape.dims() != c.instr(s.source).shape.dims()
+    {
+        return Err(not_same());
     }
-    let axis = chain.dims[dims[0]]?;
-    let sum_dims: Vec<Option<usize>> = (0..chain.dims.len())
-        .filter(|d| !dims.contains(d))
-        .map(|d| chain.dims[d])
-        .collect();
-    let b = layout_chain(module, c, bcast);
-    (b.source == sum && is_axis_broadcast(&b, c.instr(exp).shape.dims(), axis, &sum_dims))
-        .then_some(axis)
+    let flow = flow.get_or_insert_with(|| Flow::new(module));
+    let (ko, so) = (
+        flow.origin(module, comp, kc.source),
+        flow.origin(module, comp, s.source),
+    );
+    if ko.hops.is_empty() || !ko.same_instance(&so) {
+        return Err(not_same());
+    }
+    let f = module.comp(ko.comp);
+    let s_chain = layout_chain(module, f, so.instr);
+    let origin_sizes = f.instr(ko.instr).shape.dims();
+    match inverse_square(module, f, ko.instr) {
+        Some(sq)
+            if sq.source == s_chain.source
+                && sq.same_reads(&s_chain, origin_sizes)
+                && f.instr(so.instr).shape.dims() == origin_sizes
+                && origin_sizes == c.instr(kc.source).shape.dims() =>
+        {
+            log::debug!(
+                "div712 found: {} and {} are the forward's 1/(s*s) and s of the same iteration",
+                c.instr(kc.source).name,
+                c.instr(s.source).name
+            );
+            Ok(())
+        }
+        _ => Err(not_same()),
+    }
 }

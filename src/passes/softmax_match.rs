@@ -8,17 +8,59 @@
 //! lets the matchers check, rather than assume, that a broadcast puts a
 //! per-row sum back along the softmax axis.
 //!
-//! Every matcher returns `Err(reason)` with the seed's own log line (or
-//! ours, where the seed has none) so a refusal can say why.
+//! Every matcher says why it did not match ([`Mismatch`]): either the
+//! graph is not the pattern at all (logged at debug level only, as the
+//! seed's "does not match" lines), or it is and a check refused it (the
+//! seed's own log line where it has one, reported as a skipped candidate).
 
 use crate::ir::{Computation, InstrId, Module, Opcode};
+
+/// Why a matcher did not match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// Not the pattern: nothing to report.
+    NotCandidate(&'static str),
+    /// The pattern, but a check failed: reported as a skipped candidate.
+    Refused(String),
+}
+
+impl Mismatch {
+    pub fn reason(&self) -> &str {
+        match self {
+            Mismatch::NotCandidate(r) => r,
+            Mismatch::Refused(r) => r,
+        }
+    }
+
+    /// Of two mismatches, the one that says more (a refusal over "not a
+    /// candidate").
+    pub fn or_better(self, other: Mismatch) -> Mismatch {
+        match (&self, &other) {
+            (Mismatch::NotCandidate(_), Mismatch::Refused(_)) => other,
+            _ => self,
+        }
+    }
+}
+
+pub type Match<T> = Result<T, Mismatch>;
+
+pub fn refused<T>(reason: impl Into<String>) -> Match<T> {
+    Err(Mismatch::Refused(reason.into()))
+}
+
+pub fn not_candidate<T>(reason: &'static str) -> Match<T> {
+    Err(Mismatch::NotCandidate(reason))
+}
+
+/// The seed's line for a divide that is not a softmax.
+pub const NOT_DIV_EXP_REDUCE: &str = "div<-exp does not match div<-reduce<-exp ";
 
 /// A value reached from `source` through layout-only ops.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chain {
     /// The first computing op (or parameter/constant) under the chain.
     pub source: InstrId,
-    /// The layout ops walked through, from the value down.
+    /// The ops walked through, from the value down (not `source`).
     pub nodes: Vec<InstrId>,
     /// For each dimension of the value, the dimension of `source` it reads;
     /// `None` where the value is constant along it (a broadcast dimension).
@@ -30,6 +72,36 @@ impl Chain {
     /// converts, copies and size-1 reshapes in between).
     pub fn is_identity(&self, source_rank: usize) -> bool {
         self.dims.len() == source_rank && self.dims.iter().enumerate().all(|(i, d)| *d == Some(i))
+    }
+
+    /// This chain continued below its source by `inner`, a chain from a
+    /// value with the source's dimensions (the source is an elementwise op,
+    /// such as a negate or a reciprocal, walked through).
+    pub fn then(&self, inner: &Chain) -> Chain {
+        let mut nodes = self.nodes.clone();
+        nodes.push(self.source);
+        nodes.extend(&inner.nodes);
+        Chain {
+            source: inner.source,
+            nodes,
+            dims: self
+                .dims
+                .iter()
+                .map(|d| d.and_then(|d| inner.dims.get(d).copied().flatten()))
+                .collect(),
+        }
+    }
+
+    /// Whether two chains read their sources the same way at every
+    /// position of a value with dimensions `sizes` (size-1 dimensions
+    /// read only one element either way).
+    pub fn same_reads(&self, other: &Chain, sizes: &[i64]) -> bool {
+        self.dims.len() == sizes.len()
+            && other.dims.len() == sizes.len()
+            && sizes
+                .iter()
+                .zip(self.dims.iter().zip(&other.dims))
+                .all(|(&size, (a, b))| size == 1 || a == b)
     }
 }
 
@@ -46,7 +118,7 @@ pub fn layout_chain(module: &Module, c: &Computation, value: InstrId) -> Chain {
         let Some(&operand) = instr.operands().first() else {
             break;
         };
-        let op_dims = c.instr(operand).shape.dims().to_vec();
+        let op_dims = c.instr(operand).shape.dims();
         let out_dims = instr.shape.dims();
         // For each dimension of `instr`, the operand dimension it reads.
         let step: Option<Vec<Option<usize>>> = match instr.opcode {
@@ -64,7 +136,7 @@ pub fn layout_chain(module: &Module, c: &Computation, value: InstrId) -> Chain {
             Opcode::Reshape | Opcode::Bitcast
                 if instr.shape.element_type() == c.instr(operand).shape.element_type() =>
             {
-                squeeze_map(out_dims, &op_dims)
+                squeeze_map(out_dims, op_dims)
             }
             Opcode::Reduce if is_size_one_add_reduce(module, c, current) => {
                 let reduced = instr.dimensions().unwrap_or(&[]);
@@ -76,10 +148,14 @@ pub fn layout_chain(module: &Module, c: &Computation, value: InstrId) -> Chain {
             _ => None,
         };
         let Some(step) = step else { break };
-        if step.len() != out_dims.len() {
+        // Every read must name a dimension the operand has.
+        if step.len() != out_dims.len() || step.iter().flatten().any(|&d| d >= op_dims.len()) {
             break;
         }
-        dims = dims.iter().map(|d| d.and_then(|d| step[d])).collect();
+        dims = dims
+            .iter()
+            .map(|d| d.and_then(|d| step.get(d).copied().flatten()))
+            .collect();
         nodes.push(current);
         current = operand;
     }
@@ -110,9 +186,28 @@ fn squeeze_map(out_dims: &[i64], op_dims: &[i64]) -> Option<Vec<Option<usize>>> 
     Some(map)
 }
 
-/// `reduce(x, init), to_apply=(a, b) -> add(a, b)` with a zero init: the
-/// reduced dimensions, and the input.
-pub fn add_reduce(module: &Module, c: &Computation, id: InstrId) -> Option<(InstrId, Vec<usize>)> {
+/// `value` through layout ops and negates: the chain to the first op that
+/// is neither, and whether an odd number of negates was walked through.
+pub fn signed_chain(module: &Module, c: &Computation, value: InstrId) -> (Chain, bool) {
+    let mut chain = layout_chain(module, c, value);
+    let mut negated = false;
+    while c.instr(chain.source).opcode == Opcode::Negate {
+        let inner = layout_chain(module, c, c.instr(chain.source).operand(0));
+        chain = chain.then(&inner);
+        negated = !negated;
+    }
+    (chain, negated)
+}
+
+/// An add-reduce: `reduce(input, 0), to_apply=(a, b) -> add(a, b)`.
+#[derive(Clone, Debug)]
+pub struct AddReduce {
+    pub input: InstrId,
+    /// The reduced dimensions, each a dimension of `input`.
+    pub dims: Vec<usize>,
+}
+
+pub fn add_reduce(module: &Module, c: &Computation, id: InstrId) -> Option<AddReduce> {
     let instr = c.instr(id);
     if instr.opcode != Opcode::Reduce || instr.operands().len() != 2 {
         return None;
@@ -120,47 +215,184 @@ pub fn add_reduce(module: &Module, c: &Computation, id: InstrId) -> Option<(Inst
     let reducer = module.get_comp(instr.to_apply()?)?;
     let root = reducer.instr(reducer.root_opt()?);
     let params = reducer.parameters();
-    if root.opcode != Opcode::Add
-        || params.len() != 2
-        || !(root.operands() == [params[0], params[1]] || root.operands() == [params[1], params[0]])
-    {
+    let [p0, p1] = params[..] else {
+        return None;
+    };
+    if root.opcode != Opcode::Add || !(root.operands() == [p0, p1] || root.operands() == [p1, p0]) {
         return None;
     }
-    if !is_zero(module, c, instr.operand(1)) {
+    if !is_scalar_constant(module, c, instr.operand(1), 0.0) {
         return None;
     }
+    let input = instr.operand(0);
+    let rank = c.instr(input).shape.rank();
     let dims = instr
         .dimensions()?
         .iter()
-        .map(|&d| usize::try_from(d).ok())
+        .map(|&d| usize::try_from(d).ok().filter(|&d| d < rank))
         .collect::<Option<Vec<_>>>()?;
-    Some((instr.operand(0), dims))
+    Some(AddReduce { input, dims })
 }
 
 fn is_size_one_add_reduce(module: &Module, c: &Computation, id: InstrId) -> bool {
-    let Some((input, dims)) = add_reduce(module, c, id) else {
-        return false;
+    add_reduce(module, c, id).is_some_and(|r| {
+        let in_dims = c.instr(r.input).shape.dims();
+        r.dims.iter().all(|&d| in_dims.get(d) == Some(&1))
+    })
+}
+
+/// A scalar constant `value`, possibly behind layout ops.
+pub fn is_scalar_constant(module: &Module, c: &Computation, id: InstrId, value: f64) -> bool {
+    let src = c.instr(layout_chain(module, c, id).source);
+    src.opcode == Opcode::Constant
+        && src.shape.rank() == 0
+        && src.literal().and_then(|l| l.get_f64(0)) == Some(value)
+}
+
+/// Whether a chain reads every non-trivial dimension of its source once:
+/// the value is the source with its dimensions permuted, up to size-1
+/// dimensions.
+fn covers(chain: &Chain, value_dims: &[i64], source_dims: &[i64]) -> bool {
+    let mut seen = vec![false; source_dims.len()];
+    for (d, read) in chain.dims.iter().enumerate() {
+        match read {
+            Some(s) if seen.get(*s) == Some(&false) => seen[*s] = true,
+            None if value_dims.get(d) == Some(&1) => {}
+            _ => return false,
+        }
+    }
+    seen.iter()
+        .zip(source_dims)
+        .all(|(&s, &size)| s || size == 1)
+}
+
+/// Whether a value of `sizes` that reads a per-row value through `chain`
+/// is that value broadcast back along `axis`: constant along the axis, and
+/// each other dimension reading the row value's matching dimension
+/// (`row_dims[k]`: which dimension of the value the row value's dimension
+/// k stands for; size-1 dimensions are trivially fine).
+pub fn is_axis_broadcast(
+    chain: &Chain,
+    sizes: &[i64],
+    axis: usize,
+    row_dims: &[Option<usize>],
+) -> bool {
+    chain.dims.len() == sizes.len()
+        && chain.dims.iter().enumerate().all(|(d, read)| {
+            sizes[d] == 1
+                || match read {
+                    None => d == axis,
+                    Some(s) => d != axis && row_dims.get(*s).copied().flatten() == Some(d),
+                }
+        })
+}
+
+/// `bcast(sum(summand, axis))`: at every position, the sum along `axis` of
+/// `summand`'s row through that position (or its negation).
+#[derive(Clone, Debug)]
+pub struct RowSum {
+    /// The add-reduce over the axis.
+    pub reduce: InstrId,
+    /// What is summed: it has the broadcast value's dimensions, in order.
+    pub summand: InstrId,
+    /// In the broadcast value's (and the summand's) dimension numbering.
+    pub axis: usize,
+    pub negated: bool,
+    /// Every op between the value and the summand, the reduce included.
+    pub nodes: Vec<InstrId>,
+}
+
+/// `value` as a [`RowSum`].
+pub fn row_sum(module: &Module, c: &Computation, value: InstrId) -> Match<RowSum> {
+    let (outer, negated) = signed_chain(module, c, value);
+    row_sum_below(module, c, c.instr(value).shape.dims(), outer, negated)
+}
+
+/// A [`RowSum`] whose broadcast side is `outer` (from a value of `sizes`
+/// down to the reduce).
+fn row_sum_below(
+    module: &Module,
+    c: &Computation,
+    sizes: &[i64],
+    outer: Chain,
+    negated: bool,
+) -> Match<RowSum> {
+    let reduce = outer.source;
+    let Some(r) = add_reduce(module, c, reduce) else {
+        return not_candidate("reduce5 not found");
     };
-    let in_dims = c.instr(input).shape.dims();
-    dims.iter().all(|&d| in_dims.get(d) == Some(&1))
+    let [reduced] = r.dims[..] else {
+        return refused("reduce has more than one reduction");
+    };
+    let (inner, inner_negated) = signed_chain(module, c, r.input);
+    let summand = inner.source;
+    let input_dims = c.instr(r.input).shape.dims();
+    let summand_dims = c.instr(summand).shape.dims();
+    if summand_dims.len() != sizes.len() || !covers(&inner, input_dims, summand_dims) {
+        return refused("reduce5 found, but what it sums is not a whole tensor");
+    }
+    let Some(axis) = inner.dims.get(reduced).copied().flatten() else {
+        return refused("reduce5 dim size is not 1");
+    };
+    // The reduce's result dimensions, in the summand's numbering.
+    let row_dims: Vec<Option<usize>> = (0..inner.dims.len())
+        .filter(|&d| d != reduced)
+        .map(|d| inner.dims[d])
+        .collect();
+    if !is_axis_broadcast(&outer, sizes, axis, &row_dims) {
+        return refused("the sum is not broadcast back along the axis it reduces");
+    }
+    let mut nodes = outer.nodes;
+    nodes.push(reduce);
+    nodes.extend(&inner.nodes);
+    Ok(RowSum {
+        reduce,
+        summand,
+        axis,
+        negated: negated != inner_negated,
+        nodes,
+    })
 }
 
-/// A constant zero, possibly behind layout ops.
-fn is_zero(module: &Module, c: &Computation, id: InstrId) -> bool {
-    let chain = layout_chain(module, c, id);
-    let src = c.instr(chain.source);
-    src.opcode == Opcode::Constant
-        && src.shape.rank() == 0
-        && src.literal().and_then(|l| l.get_f64(0)) == Some(0.0)
+/// What a forward softmax divides by: the divisor of a divide, or the
+/// reciprocal of `1 / d` in a multiply.
+struct Division {
+    numerator: InstrId,
+    /// From the divisor value (at the divide's dimensions) down to what
+    /// it divides by.
+    divisor: Chain,
 }
 
-/// A constant one, possibly behind layout ops.
-fn is_one(module: &Module, c: &Computation, id: InstrId) -> bool {
-    let chain = layout_chain(module, c, id);
-    let src = c.instr(chain.source);
-    src.opcode == Opcode::Constant
-        && src.shape.rank() == 0
-        && src.literal().and_then(|l| l.get_f64(0)) == Some(1.0)
+/// `e / d`, or `e * r` (either order) with `r` a layout chain over `1 / d`.
+fn division(module: &Module, c: &Computation, anchor: InstrId) -> Option<Division> {
+    let a = c.instr(anchor);
+    let [p, q] = a.operands()[..] else {
+        return None;
+    };
+    match a.opcode {
+        Opcode::Divide => Some(Division {
+            numerator: p,
+            divisor: layout_chain(module, c, q),
+        }),
+        Opcode::Multiply => [(p, q), (q, p)].into_iter().find_map(|(num, other)| {
+            if c.instr(layout_chain(module, c, num).source).opcode != Opcode::Exp {
+                return None;
+            }
+            let outer = layout_chain(module, c, other);
+            let recip = c.instr(outer.source);
+            if recip.opcode != Opcode::Divide
+                || !is_scalar_constant(module, c, recip.operand(0), 1.0)
+            {
+                return None;
+            }
+            let inner = layout_chain(module, c, recip.operand(1));
+            Some(Division {
+                numerator: num,
+                divisor: outer.then(&inner),
+            })
+        }),
+        _ => None,
+    }
 }
 
 /// A forward softmax `exp(x [- c]) / sum(exp(x [- c]), axis)`.
@@ -172,184 +404,44 @@ pub struct ForwardSoftmax {
     pub logits: InstrId,
     /// In the logits' (and the divide's) dimension numbering.
     pub axis: usize,
+    /// The divisor's chain, from the divide's divisor down to the sum.
+    pub divisor: Chain,
     /// Every instruction of the softmax but constants and parameters, the
-    /// divide included.
+    /// divide included, sorted.
     pub region: Vec<InstrId>,
-}
-
-/// The exp, the add-reduce of it over one axis, and that axis: `sum` must
-/// reduce (through converts and the like) the very `exp`.
-fn sum_of_exp(
-    module: &Module,
-    c: &Computation,
-    sum: InstrId,
-    exp: InstrId,
-) -> Result<(usize, Vec<InstrId>), &'static str> {
-    let Some((input, dims)) = add_reduce(module, c, sum) else {
-        return Err("div<-exp does not match div<-reduce<-exp ");
-    };
-    if dims.len() != 1 {
-        return Err("reduce has more than one reduction");
-    }
-    let in_chain = layout_chain(module, c, input);
-    if in_chain.source != exp
-        || !covers(
-            &in_chain,
-            c.instr(input).shape.dims(),
-            c.instr(exp).shape.dims(),
-        )
-    {
-        return Err("div<-exp does not match div<-reduce<-exp ");
-    }
-    let axis = in_chain.dims[dims[0]].ok_or("reduce dim size is not 1")?;
-    Ok((axis, in_chain.nodes))
-}
-
-/// Whether a chain reads every non-trivial dimension of its source once:
-/// the value is the source with its dimensions permuted, up to size-1
-/// dimensions.
-fn covers(chain: &Chain, value_dims: &[i64], source_dims: &[i64]) -> bool {
-    let mut seen = vec![false; source_dims.len()];
-    for (d, read) in chain.dims.iter().enumerate() {
-        match read {
-            Some(s) if !seen[*s] => seen[*s] = true,
-            None if value_dims[d] == 1 => {}
-            _ => return false,
-        }
-    }
-    seen.iter()
-        .zip(source_dims)
-        .all(|(&s, &size)| s || size == 1)
-}
-
-/// The dimensions of an add-reduce's result in `exp`'s numbering (`None`
-/// for a size-1 dimension that maps nowhere).
-fn sum_dims_in_exp(module: &Module, c: &Computation, sum: InstrId) -> Option<Vec<Option<usize>>> {
-    let (input, dims) = add_reduce(module, c, sum)?;
-    let in_chain = layout_chain(module, c, input);
-    Some(
-        (0..in_chain.dims.len())
-            .filter(|d| !dims.contains(d))
-            .map(|d| in_chain.dims[d])
-            .collect(),
-    )
-}
-
-/// Whether a value of `sizes` that reads the per-row sum through `chain`
-/// is that sum broadcast back along `axis`: constant along the axis, and
-/// each other dimension reading the sum's matching dimension (size-1
-/// dimensions are trivially fine).
-pub fn is_axis_broadcast(
-    chain: &Chain,
-    sizes: &[i64],
-    axis: usize,
-    sum_dims: &[Option<usize>],
-) -> bool {
-    chain.dims.len() == sizes.len()
-        && chain.dims.iter().enumerate().all(|(d, read)| {
-            sizes[d] == 1
-                || match read {
-                    None => d == axis,
-                    Some(s) => d != axis && sum_dims.get(*s).copied().flatten() == Some(d),
-                }
-        })
-}
-
-/// Whether `chain` (from the divisor down to `sum`) puts the per-row sum
-/// (over `axis` of a value with `exp`'s dimensions) back along `axis`.
-fn is_row_broadcast(
-    module: &Module,
-    c: &Computation,
-    chain: &Chain,
-    sum: InstrId,
-    exp: InstrId,
-    axis: usize,
-) -> bool {
-    chain.source == sum
-        && sum_dims_in_exp(module, c, sum).is_some_and(|sum_dims| {
-            is_axis_broadcast(chain, c.instr(exp).shape.dims(), axis, &sum_dims)
-        })
-}
-
-/// The divisor of a softmax anchored on `anchor`: the numerator operand and
-/// the chain from the divisor down to what it divides by. A divide
-/// `e / bcast(s)`, or a multiply `e * bcast(1 / s)` (either order).
-fn numerator_and_divisor(
-    module: &Module,
-    c: &Computation,
-    anchor: InstrId,
-) -> Option<(InstrId, Chain)> {
-    let a = c.instr(anchor);
-    if a.operands().len() != 2 {
-        return None;
-    }
-    match a.opcode {
-        Opcode::Divide => Some((a.operand(0), layout_chain(module, c, a.operand(1)))),
-        Opcode::Multiply => either_order(c, anchor, Opcode::Multiply)
-            .into_iter()
-            .find_map(|(num, other)| {
-                if c.instr(layout_chain(module, c, num).source).opcode != Opcode::Exp {
-                    return None;
-                }
-                let outer = layout_chain(module, c, other);
-                let recip = c.instr(outer.source);
-                if recip.opcode != Opcode::Divide || !is_one(module, c, recip.operand(0)) {
-                    return None;
-                }
-                let inner = layout_chain(module, c, recip.operand(1));
-                let mut nodes = outer.nodes.clone();
-                nodes.push(outer.source);
-                nodes.extend(&inner.nodes);
-                let dims = outer
-                    .dims
-                    .iter()
-                    .map(|r| r.and_then(|x| inner.dims.get(x).copied().flatten()))
-                    .collect();
-                Some((
-                    num,
-                    Chain {
-                        source: inner.source,
-                        nodes,
-                        dims,
-                    },
-                ))
-            }),
-        _ => None,
-    }
 }
 
 /// Matches the forward softmax anchored on `divide` (a divide, or a
 /// multiply by the reciprocal of the sum).
-pub fn match_forward(
-    module: &Module,
-    c: &Computation,
-    divide: InstrId,
-) -> Result<ForwardSoftmax, &'static str> {
-    let Some((numerator, den)) = numerator_and_divisor(module, c, divide) else {
-        return Err("div<-exp does not match div<-reduce<-exp ");
+pub fn match_forward(module: &Module, c: &Computation, divide: InstrId) -> Match<ForwardSoftmax> {
+    let Some(d) = division(module, c, divide) else {
+        return not_candidate(NOT_DIV_EXP_REDUCE);
     };
-    let num = layout_chain(module, c, numerator);
+    let num = layout_chain(module, c, d.numerator);
     let exp = num.source;
-    let sum = den.source;
-    if c.instr(exp).opcode != Opcode::Exp || c.instr(sum).opcode != Opcode::Reduce {
-        return Err("div<-exp does not match div<-reduce<-exp ");
+    if c.instr(exp).opcode != Opcode::Exp || c.instr(d.divisor.source).opcode != Opcode::Reduce {
+        return not_candidate(NOT_DIV_EXP_REDUCE);
     }
     log::debug!("exp and reduce found");
     if !num.is_identity(c.instr(exp).shape.rank()) {
-        return Err("div<-exp does not match div<-reduce<-exp ");
+        return not_candidate(NOT_DIV_EXP_REDUCE);
     }
-    let (axis, sum_input_chain) = sum_of_exp(module, c, sum, exp)?;
-    if !is_row_broadcast(module, c, &den, sum, exp, axis) {
-        return Err("the divisor is not the sum broadcast along the reduced axis");
+    let sizes = c.instr(divide).shape.dims();
+    let sum = row_sum_below(module, c, sizes, d.divisor.clone(), false).map_err(|m| match m {
+        Mismatch::NotCandidate(_) => Mismatch::NotCandidate(NOT_DIV_EXP_REDUCE),
+        refusal => refusal,
+    })?;
+    if sum.summand != exp || sum.negated {
+        return not_candidate(NOT_DIV_EXP_REDUCE);
     }
-    let den_nodes = den.nodes;
+    let axis = sum.axis;
     log::debug!("div<-exp matches div<-reduce<-exp ");
     log::debug!("reduce dim: {axis}");
 
-    let mut region = vec![divide, exp, sum];
+    let mut region = vec![divide, exp];
     region.extend(&num.nodes);
-    region.extend(&den_nodes);
-    region.extend(&sum_input_chain);
+    region.extend(&d.divisor.nodes);
+    region.extend(&sum.nodes);
 
     let exp_arg = c.instr(exp).operand(0);
     let logits = if c.instr(exp_arg).opcode == Opcode::Subtract {
@@ -359,27 +451,11 @@ pub fn match_forward(
         let constant_along_axis =
             shift.dims.len() == c.instr(exp).shape.rank() && shift.dims[axis].is_none();
         if !constant_along_axis {
-            return Err("sub found, but what it subtracts varies along the softmax axis");
+            return refused("sub found, but what it subtracts varies along the softmax axis");
         }
         region.push(exp_arg);
         region.extend(&shift.nodes);
-        // The row max, possibly as JAX's maximum(reduce_max, -inf).
-        let mut stack = vec![shift.source];
-        while let Some(s) = stack.pop() {
-            let si = c.instr(s);
-            match si.opcode {
-                Opcode::Maximum => {
-                    region.push(s);
-                    for &o in si.operands() {
-                        let ch = layout_chain(module, c, o);
-                        region.extend(&ch.nodes);
-                        stack.push(ch.source);
-                    }
-                }
-                Opcode::Reduce => region.push(s),
-                _ => {}
-            }
-        }
+        region.extend(row_max_nodes(module, c, shift.source));
         sub.operand(0)
     } else {
         log::debug!("sub not found");
@@ -396,11 +472,35 @@ pub fn match_forward(
     Ok(ForwardSoftmax {
         divide,
         exp,
-        sum,
+        sum: sum.reduce,
         logits,
         axis,
+        divisor: d.divisor,
         region,
     })
+}
+
+/// The row max a stabilizing subtract takes away, possibly as JAX's
+/// `maximum(reduce_max, -inf)`: its nodes.
+fn row_max_nodes(module: &Module, c: &Computation, top: InstrId) -> Vec<InstrId> {
+    let mut nodes = Vec::new();
+    let mut stack = vec![top];
+    while let Some(s) = stack.pop() {
+        let si = c.instr(s);
+        match si.opcode {
+            Opcode::Maximum => {
+                nodes.push(s);
+                for &o in si.operands() {
+                    let ch = layout_chain(module, c, o);
+                    nodes.extend(&ch.nodes);
+                    stack.push(ch.source);
+                }
+            }
+            Opcode::Reduce => nodes.push(s),
+            _ => {}
+        }
+    }
+    nodes
 }
 
 /// Whether any instruction of `region` but `root` is used outside it (the
@@ -415,112 +515,74 @@ pub fn escapes(c: &Computation, region: &[InstrId], root: InstrId) -> Option<Ins
     })
 }
 
-/// `y` as the backward raise needs it: a forward softmax value.
-#[derive(Clone, Debug)]
-pub enum SoftmaxValue {
-    /// A native forward softmax divide (any escape status).
-    Divide(ForwardSoftmax),
-    /// `custom-call(x), custom_call_target="AwsNeuronSoftmax"`.
-    Call { id: InstrId, axis: usize },
-}
-
-impl SoftmaxValue {
-    pub fn id(&self) -> InstrId {
-        match self {
-            SoftmaxValue::Divide(f) => f.divide,
-            SoftmaxValue::Call { id, .. } => *id,
-        }
-    }
-
-    pub fn axis(&self) -> usize {
-        match self {
-            SoftmaxValue::Divide(f) => f.axis,
-            SoftmaxValue::Call { axis, .. } => *axis,
-        }
-    }
-}
-
-/// `id` (through converts) as a forward softmax value.
-pub fn softmax_value(module: &Module, c: &Computation, id: InstrId) -> Option<SoftmaxValue> {
-    let instr = c.instr(id);
-    match instr.opcode {
-        Opcode::Divide | Opcode::Multiply => {
-            match_forward(module, c, id).ok().map(SoftmaxValue::Divide)
-        }
-        Opcode::CustomCall if instr.custom_call_target() == Some("AwsNeuronSoftmax") => {
-            let axis = super::build::decimal_config(instr.backend_config())?;
-            let axis = usize::try_from(axis)
-                .ok()
-                .filter(|&a| a < instr.shape.rank())?;
-            Some(SoftmaxValue::Call { id, axis })
-        }
-        _ => None,
-    }
-}
-
 /// The two operands of a commutative binary op, in both orders.
 pub fn either_order(c: &Computation, id: InstrId, op: Opcode) -> Vec<(InstrId, InstrId)> {
     let instr = c.instr(id);
-    if instr.opcode != op || instr.operands().len() != 2 {
-        return Vec::new();
+    match instr.operands()[..] {
+        [a, b] if instr.opcode == op => vec![(a, b), (b, a)],
+        _ => Vec::new(),
     }
-    let (a, b) = (instr.operand(0), instr.operand(1));
-    vec![(a, b), (b, a)]
 }
 
-/// `sum(value, axis)` broadcast back along the axis, as a value of rank
-/// `rank`: the reduce and the nodes in between.
-pub fn row_sum_broadcast(
-    module: &Module,
-    c: &Computation,
-    bcast: InstrId,
-    axis: usize,
-    rank: usize,
-) -> Option<(InstrId, InstrId, Vec<InstrId>)> {
-    let chain = layout_chain(module, c, bcast);
-    let (input, dims) = add_reduce(module, c, chain.source)?;
-    if dims.len() != 1 || chain.dims.len() != rank {
-        return None;
+/// The tensor `id` is, up to converts and copies: how the forms tell that
+/// two operands are the same value (the seed sees through converts).
+pub fn value_of(c: &Computation, mut id: InstrId) -> InstrId {
+    while matches!(c.instr(id).opcode, Opcode::Convert | Opcode::Copy)
+        && c.instr(id).operands().len() == 1
+    {
+        id = c.instr(id).operand(0);
     }
-    let in_rank = c.instr(input).shape.rank();
-    if in_rank != rank || dims[0] != axis {
-        return None;
-    }
-    // Dimensions of the sum: the input's but the axis, in order.
-    let sum_dims: Vec<Option<usize>> = (0..rank).filter(|&d| d != axis).map(Some).collect();
-    if !is_axis_broadcast(&chain, c.instr(bcast).shape.dims(), axis, &sum_dims) {
-        return None;
-    }
-    let mut nodes = chain.nodes;
-    nodes.push(chain.source);
-    Some((chain.source, input, nodes))
+    id
 }
 
-/// Whether `id` is `1 / (s * s)` for the row sum `s` (JAX's autodiff of
-/// `e / s`), through layout ops.
-pub fn is_inverse_square_of(
-    module: &Module,
-    c: &Computation,
-    id: InstrId,
-    sum: InstrId,
-) -> Option<Vec<InstrId>> {
-    let chain = layout_chain(module, c, id);
-    let div = c.instr(chain.source);
-    if div.opcode != Opcode::Divide || !is_one(module, c, div.operand(0)) {
+/// `id` through copies and converts that keep the element type: the
+/// operand a formula uses, at the formula's own type (a convert that
+/// changes the type is where the formula's operand starts).
+pub fn at_own_type(c: &Computation, mut id: InstrId) -> InstrId {
+    loop {
+        let i = c.instr(id);
+        match i.operands()[..] {
+            [op] if matches!(i.opcode, Opcode::Convert | Opcode::Copy)
+                && c.instr(op).shape.element_type() == i.shape.element_type() =>
+            {
+                id = op
+            }
+            _ => return id,
+        }
+    }
+}
+
+/// Whether `id` is `a * b` in either order, up to converts.
+pub fn is_product_of(c: &Computation, id: InstrId, a: InstrId, b: InstrId) -> bool {
+    let (a, b) = (value_of(c, a), value_of(c, b));
+    either_order(c, value_of(c, id), Opcode::Multiply)
+        .into_iter()
+        .any(|(p, q)| value_of(c, p) == a && value_of(c, q) == b)
+}
+
+/// `1 / (s * s)` as a chain: the reciprocal reads (through layout ops)
+/// a square `a * a` whose factor reads `s_source`; the chain from the
+/// value down to `s_source`, when both factors read it the same way.
+pub fn inverse_square(module: &Module, c: &Computation, value: InstrId) -> Option<Chain> {
+    let k = layout_chain(module, c, value);
+    let div = c.instr(k.source);
+    if div.opcode != Opcode::Divide || !is_scalar_constant(module, c, div.operand(0), 1.0) {
         return None;
     }
-    let sq = c.instr(div.operand(1));
-    if sq.opcode != Opcode::Multiply {
+    let sq = value_of(c, div.operand(1));
+    let [a, b] = c.instr(sq).operands()[..] else {
+        return None;
+    };
+    if c.instr(sq).opcode != Opcode::Multiply {
         return None;
     }
-    let a = layout_chain(module, c, sq.operand(0));
-    let b = layout_chain(module, c, sq.operand(1));
-    if a.source != sum || b.source != sum {
-        return None;
-    }
-    let mut nodes = chain.nodes;
-    nodes.extend([chain.source, div.operand(1)]);
-    nodes.extend(a.nodes);
-    nodes.extend(b.nodes);
-    Some(nodes)
+    let square = k.then(&Chain {
+        source: sq,
+        nodes: Vec::new(),
+        dims: (0..c.instr(sq).shape.rank()).map(Some).collect(),
+    });
+    let ca = square.then(&layout_chain(module, c, a));
+    let cb = square.then(&layout_chain(module, c, b));
+    let sizes = c.instr(value).shape.dims();
+    (ca.source == cb.source && ca.same_reads(&cb, sizes)).then_some(ca)
 }
