@@ -39,6 +39,9 @@ impl Pass for NativeToCustomSoftmax {
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
+        // The call graph, built when a softmax first escapes, and again
+        // after each hand-over (which changes loops and calls).
+        let mut flow: Option<Flow> = None;
         for comp in ctx.computations(module, OriginalScope::Every) {
             // Handing `y` over may have removed computations.
             if module.get_comp(comp).is_none() {
@@ -53,14 +56,14 @@ impl Pass for NativeToCustomSoftmax {
                 }
                 let f = match escaping {
                     None => f,
-                    Some(inner) => match hand_over_y(module, comp, &f) {
+                    Some(_) => match hand_over_y(module, &mut flow, comp, &f) {
                         Ok(f) => {
+                            flow = None;
                             changed = true;
                             f
                         }
-                        Err(why) => {
-                            let name = module.comp(comp).instr(inner).name.to_string();
-                            ctx.skipped(module, comp, f.divide, escape_reason(&name, &why));
+                        Err(r) => {
+                            ctx.skipped(module, comp, f.divide, escape_reason(&r.value, &r.why));
                             continue;
                         }
                     },
@@ -146,10 +149,11 @@ struct Rebuilt {
 /// says which consumer is in the way.
 fn hand_over_y(
     module: &mut Module,
+    flow: &mut Option<Flow>,
     comp: CompId,
     f: &ForwardSoftmax,
-) -> Result<ForwardSoftmax, String> {
-    let flow = Flow::new(module);
+) -> Result<ForwardSoftmax, Refusal> {
+    let flow = &*flow.get_or_insert_with(|| Flow::new(module));
     let c = module.comp(comp);
     let interior: Vec<InstrId> = f
         .region
@@ -163,10 +167,14 @@ fn hand_over_y(
     // copies elsewhere, and what computes with them.
     let mut sources: Vec<InstrId> = interior.clone();
     let mut derived: Vec<InstrId> = Vec::new();
-    let mut consumers: Vec<Site> = Vec::new();
+    // For a value computed from the interior: the interior value and its
+    // first use outside the region.
+    let mut derived_from: Vec<(InstrId, (InstrId, InstrId))> = Vec::new();
+    let mut consumers: Vec<Consumer> = Vec::new();
     let mut aliases: Vec<(InstrId, Site)> = Vec::new();
     let mut sites: Vec<Element> = Vec::new();
     while let Some(v) = sources.pop() {
+        let from = derived_from.iter().find(|(d, _)| *d == v).map(|&(_, f)| f);
         let skip: Vec<InstrId> = c
             .instr(v)
             .users()
@@ -179,24 +187,34 @@ fn hand_over_y(
             if t.comp == comp && t.instr != c.root_opt().unwrap_or(t.instr) {
                 // Computed from the interior in this computation: followed
                 // on, and dead once nothing reads what it feeds.
+                let (value, first) = from.unwrap_or((v, t.instr));
                 if has_side_effect(module, t) {
-                    return Err(format!(", by {}", c.instr(t.instr).name));
+                    return Err(Refusal::by(module, value, comp, first));
                 }
                 if !derived.contains(&t.instr) && !in_region(&t.instr) {
                     derived.push(t.instr);
+                    derived_from.push((t.instr, (value, first)));
                     sources.push(t.instr);
                 }
             } else {
-                consumers.push(t);
+                let (value, via) = match from {
+                    Some((value, first)) => (value, Some(first)),
+                    None => (v, None),
+                };
+                consumers.push(Consumer { at: t, value, via });
             }
         }
         aliases.extend(uses.aliases.iter().map(|&(_, a)| (v, a)));
         sites.extend(uses.plumbing);
     }
     if sites.is_empty() {
-        return Err(String::new());
+        let inner = escapes(c, &f.region, f.divide).unwrap_or(f.exp);
+        return Err(Refusal {
+            value: c.instr(inner).name.to_string(),
+            why: String::new(),
+        });
     }
-    let rebuilt = rebuilt_ys(module, &flow, comp, f, &aliases, &consumers)?;
+    let rebuilt = rebuilt_ys(module, flow, comp, f, &aliases, &consumers)?;
 
     // Where `y` itself is handed over, the rebuilt `y`s of the same
     // iteration can read that instead.
@@ -218,7 +236,10 @@ fn hand_over_y(
     }
     let carry = replacements.iter().any(Option::is_none);
     if carry && c.instr(f.exp).shape != c.instr(f.divide).shape {
-        return Err(", and y has another type than the exp that would carry it".into());
+        return Err(Refusal {
+            value: c.instr(f.exp).name.to_string(),
+            why: ", and y has another type than the exp that would carry it".into(),
+        });
     }
     sites.extend(y_uses.plumbing);
 
@@ -263,9 +284,44 @@ fn hand_over_y(
     );
     let c = module.comp(comp);
     match match_forward(module, c, f.divide) {
-        Ok(again) if escapes(c, &again.region, again.divide).is_none() => Ok(again),
-        _ => Err(", even after handing y over".into()),
+        Ok(again) => match escapes(c, &again.region, again.divide) {
+            None => Ok(again),
+            Some(inner) => Err(Refusal {
+                value: c.instr(inner).name.to_string(),
+                why: ", even after handing y over".into(),
+            }),
+        },
+        Err(_) => Err(Refusal {
+            value: c.instr(f.divide).name.to_string(),
+            why: " (no longer a softmax after handing y over)".into(),
+        }),
     }
+}
+
+/// Why `y` could not be handed over: the escaping value, and what uses it.
+struct Refusal {
+    value: String,
+    why: String,
+}
+
+impl Refusal {
+    /// `value` is used (in `comp`) by `user`, which is not a residual.
+    fn by(module: &Module, value: InstrId, comp: CompId, user: InstrId) -> Refusal {
+        let c = module.comp(comp);
+        Refusal {
+            value: c.instr(value).name.to_string(),
+            why: format!(", by {}", c.instr(user).name),
+        }
+    }
+}
+
+/// A use of an escaping value (or of what is computed from it) that is not
+/// plumbing: `via` is the value's first use outside the region when that
+/// is what leads here.
+struct Consumer {
+    at: Site,
+    value: InstrId,
+    via: Option<InstrId>,
 }
 
 fn has_side_effect(module: &Module, t: Site) -> bool {
@@ -280,8 +336,8 @@ fn rebuilt_ys(
     comp: CompId,
     f: &ForwardSoftmax,
     aliases: &[(InstrId, Site)],
-    consumers: &[Site],
-) -> Result<Vec<Rebuilt>, String> {
+    consumers: &[Consumer],
+) -> Result<Vec<Rebuilt>, Refusal> {
     let fc = module.comp(comp);
     let alias_of = |site: Site| -> Option<InstrId> {
         aliases
@@ -290,7 +346,7 @@ fn rebuilt_ys(
             .map(|&(source, _)| source)
     };
     let mut rebuilt: Vec<Rebuilt> = Vec::new();
-    for &t in consumers {
+    for t in consumers.iter().map(|c| c.at) {
         let b = module.comp(t.comp);
         let ti = b.instr(t.instr);
         if ti.opcode != Opcode::Divide || t.comp == comp {
@@ -344,18 +400,29 @@ fn rebuilt_ys(
     }
     // Every consumer is one of those divides or a node of their divisors,
     // and those nodes feed nothing else.
-    for &t in consumers {
+    // A use in the forward computation itself is the plainest reason.
+    let mut order: Vec<&Consumer> = consumers.iter().collect();
+    order.sort_by_key(|c| (c.via.is_none(), c.value != f.exp));
+    for consumer in order {
+        let t = consumer.at;
         let ok = rebuilt
             .iter()
             .any(|r| r.at.comp == t.comp && r.chain.contains(&t.instr));
-        if !ok {
-            let b = module.comp(t.comp);
-            return Err(format!(
+        if ok {
+            continue;
+        }
+        if let Some(via) = consumer.via {
+            return Err(Refusal::by(module, consumer.value, comp, via));
+        }
+        let b = module.comp(t.comp);
+        return Err(Refusal {
+            value: fc.instr(consumer.value).name.to_string(),
+            why: format!(
                 ", by {} in {}, which is not y = e / s of the same iteration",
                 b.instr(t.instr).name,
                 b.name
-            ));
-        }
+            ),
+        });
     }
     for r in &rebuilt {
         let b = module.comp(r.at.comp);
@@ -364,16 +431,22 @@ fn rebuilt_ys(
                 continue;
             }
             if b.instr(n).users().iter().any(|u| !r.chain.contains(u)) {
-                return Err(format!(
-                    ", by a user of {} in {} besides y = e / s",
-                    b.instr(n).name,
-                    b.name
-                ));
+                return Err(Refusal {
+                    value: fc.instr(f.divisor.source).name.to_string(),
+                    why: format!(
+                        ", by a user of {} in {} besides y = e / s",
+                        b.instr(n).name,
+                        b.name
+                    ),
+                });
             }
         }
     }
     if rebuilt.is_empty() {
-        return Err(String::new());
+        return Err(Refusal {
+            value: fc.instr(f.exp).name.to_string(),
+            why: String::new(),
+        });
     }
     Ok(rebuilt)
 }
