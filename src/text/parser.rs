@@ -740,12 +740,10 @@ impl<'a> Parser<'a> {
         if !self.eat(b']')? {
             loop {
                 self.skip_ws()?;
-                if self.eat(b'?')? {
-                    if dynamic.is_empty() {
-                        dynamic = vec![false; dims.len()];
-                    }
-                    dims.push(UNBOUNDED_DIM);
-                    dynamic.push(true);
+                // `dynamic` stays empty (no allocation) until a dynamic
+                // dimension is seen, then holds a flag for every dimension.
+                let (d, is_dyn) = if self.eat(b'?')? {
+                    (UNBOUNDED_DIM, true)
                 } else {
                     let is_dyn = self.b.get(self.pos..self.pos + 2) == Some(b"<=");
                     if is_dyn {
@@ -755,13 +753,14 @@ impl<'a> Parser<'a> {
                     if d < 0 {
                         return self.err("dimension sizes must be non-negative");
                     }
-                    if is_dyn && dynamic.is_empty() {
-                        dynamic = vec![false; dims.len()];
-                    }
-                    dims.push(d);
-                    if !dynamic.is_empty() {
-                        dynamic.push(is_dyn);
-                    }
+                    (d, is_dyn)
+                };
+                if is_dyn && dynamic.is_empty() {
+                    dynamic = vec![false; dims.len()];
+                }
+                dims.push(d);
+                if is_dyn || !dynamic.is_empty() {
+                    dynamic.push(is_dyn);
                 }
                 if self.eat(b']')? {
                     break;
@@ -2753,9 +2752,12 @@ impl ElementBuilder {
             }
             LiteralData::UInt(v) => {
                 let x: u64 = if let Some(stripped) = tok.strip_prefix('-') {
-                    if stripped.bytes().all(|c| c.is_ascii_digit())
-                        && stripped.bytes().any(|c| c != b'0')
-                    {
+                    // `-0` is 0; other negative integers are out of range;
+                    // anything else (`-inf`, `-1.5`) is no integer at all.
+                    if stripped.is_empty() || !stripped.bytes().all(|c| c.is_ascii_digit()) {
+                        return Err(format!("expects an unsigned integer, but sees {tok}"));
+                    }
+                    if stripped.bytes().any(|c| c != b'0') {
                         return Err(format!(
                             "value {tok} is out of range for literal's primitive type {}",
                             ty.name().to_uppercase()
