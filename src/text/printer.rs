@@ -224,7 +224,7 @@ impl Printer<'_, '_> {
         }
         self.out.push_str(" {\n");
         let order = if self.module_is_scheduled() {
-            comp.sequence().collect()
+            comp.schedule()
         } else {
             comp.post_order()
         };
