@@ -39,12 +39,170 @@ fn err<T>(message: impl Into<String>) -> Result<T, ProtoError> {
 
 /// The module as a proto message.
 pub fn module_to_proto(module: &Module) -> Result<HloModuleProto, ProtoError> {
-    Writer::new(module)?.module()
+    let mut sink = Collect::default();
+    let mut p = Writer::new(module)?.module(&mut sink)?;
+    p.computations = sink.done;
+    Ok(p)
 }
 
 /// The module as an encoded `HloModuleProto`.
 pub fn module_to_proto_bytes(module: &Module) -> Result<Vec<u8>, ProtoError> {
-    Ok(module_to_proto(module)?.encode_to_vec())
+    let mut out = Vec::new();
+    write_module_proto(module, &mut out).map_err(|e| match e {
+        WriteError::Proto(e) => e,
+        WriteError::Io(e) => ProtoError::new(e.to_string()),
+    })?;
+    Ok(out)
+}
+
+/// Why a module could not be written as a proto.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The module cannot be said as a proto.
+    Proto(ProtoError),
+    /// The writer failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::Proto(e) => e.fmt(f),
+            WriteError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Writes the module as an encoded `HloModuleProto` to `out`, a
+/// computation at a time: memory is the module's, one computation's
+/// encoded bytes, and one instruction's message. The bytes are those of
+/// [`module_to_proto`]'s message encoded (fields in tag order, each
+/// message's unknown fields last).
+pub fn write_module_proto(module: &Module, out: &mut dyn std::io::Write) -> Result<(), WriteError> {
+    let writer = Writer::new(module).map_err(WriteError::Proto)?;
+    let mut sink = Stream {
+        out,
+        comp: Vec::new(),
+        io: None,
+    };
+    let r = writer.module(&mut sink);
+    if let Some(e) = sink.io.take() {
+        return Err(WriteError::Io(e));
+    }
+    let mut p = r.map_err(WriteError::Proto)?;
+    // Name and entry name (fields 1 and 2) went first, in `start`.
+    p.name.clear();
+    p.entry_computation_name.clear();
+    sink.out
+        .write_all(&p.encode_to_vec())
+        .map_err(WriteError::Io)
+}
+
+/// Where [`Writer::module`] hands each computation and its instructions.
+trait CompSink {
+    /// The module's name and entry name are known.
+    fn start(&mut self, module: &HloModuleProto) -> Result<(), ProtoError>;
+    fn begin_computation(&mut self, name: &str) -> Result<(), ProtoError>;
+    fn instruction(&mut self, ip: &HloInstructionProto) -> Result<(), ProtoError>;
+    /// The computation's other fields (its `instructions` empty).
+    fn end_computation(&mut self, cp: HloComputationProto) -> Result<(), ProtoError>;
+}
+
+/// Builds the whole message ([`module_to_proto`]).
+#[derive(Default)]
+struct Collect {
+    instrs: Vec<HloInstructionProto>,
+    done: Vec<HloComputationProto>,
+}
+
+impl CompSink for Collect {
+    fn start(&mut self, _: &HloModuleProto) -> Result<(), ProtoError> {
+        Ok(())
+    }
+
+    fn begin_computation(&mut self, _: &str) -> Result<(), ProtoError> {
+        Ok(())
+    }
+
+    fn instruction(&mut self, ip: &HloInstructionProto) -> Result<(), ProtoError> {
+        self.instrs.push(ip.clone());
+        Ok(())
+    }
+
+    fn end_computation(&mut self, mut cp: HloComputationProto) -> Result<(), ProtoError> {
+        cp.instructions = std::mem::take(&mut self.instrs);
+        self.done.push(cp);
+        Ok(())
+    }
+}
+
+/// Encodes as it goes ([`write_module_proto`]): a computation's bytes are
+/// its name, each instruction as it comes, then its other fields; the
+/// module's, its name and entry name, the computations, then the rest.
+/// The same bytes as encoding the whole message, as fields go in tag order.
+struct Stream<'w> {
+    out: &'w mut dyn std::io::Write,
+    comp: Vec<u8>,
+    /// The writer's failure, reported as such.
+    io: Option<std::io::Error>,
+}
+
+impl Stream<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), ProtoError> {
+        self.out.write_all(bytes).map_err(|e| {
+            let message = e.to_string();
+            self.io = Some(e);
+            ProtoError::new(message)
+        })
+    }
+}
+
+impl CompSink for Stream<'_> {
+    fn start(&mut self, module: &HloModuleProto) -> Result<(), ProtoError> {
+        let mut head = Vec::new();
+        if !module.name.is_empty() {
+            prost::encoding::string::encode(1, &module.name, &mut head);
+        }
+        if !module.entry_computation_name.is_empty() {
+            prost::encoding::string::encode(2, &module.entry_computation_name, &mut head);
+        }
+        self.write(&head)
+    }
+
+    fn begin_computation(&mut self, name: &str) -> Result<(), ProtoError> {
+        self.comp.clear();
+        if !name.is_empty() {
+            prost::encoding::string::encode(1, &name.to_string(), &mut self.comp);
+        }
+        Ok(())
+    }
+
+    fn instruction(&mut self, ip: &HloInstructionProto) -> Result<(), ProtoError> {
+        prost::encoding::message::encode(2, ip, &mut self.comp);
+        Ok(())
+    }
+
+    fn end_computation(&mut self, mut cp: HloComputationProto) -> Result<(), ProtoError> {
+        cp.name.clear();
+        cp.encode_raw(&mut self.comp);
+        let mut head = Vec::with_capacity(10);
+        prost::encoding::encode_key(3, prost::encoding::WireType::LengthDelimited, &mut head);
+        prost::encoding::encode_varint(self.comp.len() as u64, &mut head);
+        self.write(&head)?;
+        let comp = std::mem::take(&mut self.comp);
+        let r = self.write(&comp);
+        self.comp = comp;
+        r
+    }
+}
+
+/// Sets an instruction's stack frame id to the proto's own, if kept.
+fn set_frame(ip: &mut HloInstructionProto, frame: Option<&i32>) {
+    if let (Some(&id), Some(md)) = (frame, &mut ip.metadata) {
+        md.stack_frame_id = id;
+    }
 }
 
 pub(crate) fn shape_to_proto(s: &Shape) -> ShapeProto {
@@ -373,7 +531,7 @@ impl<'m> Writer<'m> {
         for (id, comp) in m.computations() {
             let order = match comp.proto_instr_order() {
                 Some(order) => order,
-                None if scheduled => comp.sequence().collect::<Vec<_>>(),
+                None if scheduled => comp.schedule(),
                 None => comp.post_order(),
             };
             let mut local = FxMap::default();
@@ -428,7 +586,11 @@ impl<'m> Writer<'m> {
         })
     }
 
-    fn module(&self) -> Result<HloModuleProto, ProtoError> {
+    /// The module as a proto, each computation handed to `sink` as it is
+    /// made (its instructions one by one), so that only one instruction's
+    /// message exists at a time when the sink encodes them. Returns the
+    /// module's own fields, with no computations.
+    fn module(&self, sink: &mut dyn CompSink) -> Result<HloModuleProto, ProtoError> {
         let m = self.module;
         let mut p = HloModuleProto::default();
         // The fields a proto it was read from had and the IR does not model.
@@ -442,8 +604,9 @@ impl<'m> Writer<'m> {
             .ok_or_else(|| ProtoError::new("the module has no entry computation"))?;
         p.entry_computation_name = m.comp(entry).name.to_string();
         p.entry_computation_id = self.comp_ids[&entry];
+        sink.start(&p)?;
         let scheduled = self.scheduled();
-        let fusion_called: Vec<CompId> = m
+        let fusion_called: FxSet<CompId> = m
             .computations()
             .flat_map(|(_, c)| {
                 c.instructions()
@@ -456,37 +619,35 @@ impl<'m> Writer<'m> {
         let (mut instr_ids, wrapped_ids) = self.instruction_ids();
         // The proto's own stack-frame tables, while the IR's are still the
         // ones read: each instruction's frame id in them, if every one has
-        // one.
+        // one (found in a first walk, so that the second can write each
+        // instruction as it is made).
         let proto_frames = m
             .proto_frames
             .as_deref()
             .filter(|f| m.stack_frames.as_ref() == Some(&f.read_as));
-        let reverse: FxMap<i64, i32> = proto_frames
-            .map(|f| {
-                let mut r = FxMap::default();
-                for (k, &new) in f.renumbered.iter().enumerate() {
-                    if new != 0 {
-                        r.entry(new).or_insert(k as i32 + 1);
-                    }
-                }
-                r
-            })
-            .unwrap_or_default();
-        let mut frame_ids: Option<Vec<Vec<i32>>> = proto_frames.map(|_| Vec::new());
+        let frame_ids: Option<Vec<Vec<i32>>> = match proto_frames {
+            Some(f) => self.proto_frame_ids(f, &instr_ids, &wrapped_ids)?,
+            None => None,
+        };
+        let mut frame_lists = frame_ids.as_ref().map(|ids| ids.iter());
+        let mut next_frames = || -> Option<&Vec<i32>> { frame_lists.as_mut()?.next() };
         for id in self.comp_order() {
             // The computations of its async sugar go first (callees first).
             for (w, (order, local)) in self.wrapped.iter().zip(&wrapped_ids) {
                 if w.caller != id {
                     continue;
                 }
+                let frames = next_frames();
                 let mut cp = HloComputationProto::default();
                 cp.name = w.comp.name.to_string();
                 cp.id = w.id;
-                for &i in order {
-                    let ip = self
+                sink.begin_computation(&cp.name)?;
+                for (k, &i) in order.iter().enumerate() {
+                    let mut ip = self
                         .instruction(&w.comp, i, local[&i], local)
                         .map_err(|e| e.context(format!("{}: {}", cp.name, w.comp.instr(i).name)))?;
-                    cp.instructions.push(ip);
+                    set_frame(&mut ip, frames.and_then(|f| f.get(k)));
+                    sink.instruction(&ip)?;
                 }
                 let root = w.comp.root();
                 cp.root_id = local[&root];
@@ -499,11 +660,9 @@ impl<'m> Writer<'m> {
                     seq.instruction_ids = order.iter().map(|i| local[i]).collect();
                     schedule.sequences.insert(w.id, seq);
                 }
-                if let Some(ids) = &mut frame_ids {
-                    ids.push(vec![0; order.len()]);
-                }
-                p.computations.push(cp);
+                sink.end_computation(cp)?;
             }
+            let frames = next_frames();
             let comp = m.comp(id);
             let cid = self.comp_ids[&id];
             let (order, local) = instr_ids.remove(&id).expect("every computation");
@@ -511,8 +670,8 @@ impl<'m> Writer<'m> {
             cp.unknown = comp.proto_unknown_own().to_vec();
             cp.name = comp.name.to_string();
             cp.id = cid;
-            let mut comp_frames = Vec::new();
-            for &i in &order {
+            sink.begin_computation(&cp.name)?;
+            for (k, &i) in order.iter().enumerate() {
                 let mut ip = self
                     .instruction(comp, i, local[&i], &local)
                     .map_err(|e| e.context(format!("{}: {}", comp.name, comp.instr(i).name)))?;
@@ -521,24 +680,8 @@ impl<'m> Writer<'m> {
                         ip.called_computation_ids = vec![self.wrapped[w].id];
                     }
                 }
-                if let (Some(f), Some(_)) = (proto_frames, &frame_ids) {
-                    let printed = ip.metadata.as_ref().map_or(0, |md| md.stack_frame_id);
-                    let orig = comp.proto_frame_id(i).filter(|&o| {
-                        usize::try_from(o - 1)
-                            .ok()
-                            .and_then(|k| f.renumbered.get(k))
-                            == Some(&i64::from(printed))
-                    });
-                    match orig.or_else(|| reverse.get(&i64::from(printed)).copied()) {
-                        _ if printed == 0 => comp_frames.push(0),
-                        Some(o) => comp_frames.push(o),
-                        None => frame_ids = None,
-                    }
-                }
-                cp.instructions.push(ip);
-            }
-            if let Some(ids) = &mut frame_ids {
-                ids.push(comp_frames);
+                set_frame(&mut ip, frames.and_then(|f| f.get(k)));
+                sink.instruction(&ip)?;
             }
             let root = comp
                 .root_opt()
@@ -550,11 +693,13 @@ impl<'m> Writer<'m> {
                 cp.execution_thread = t.to_string();
             }
             if scheduled && !cp.is_fusion_computation {
+                // The schedule, which may differ from the proto's own order
+                // of a module read from one.
                 let mut seq = InstructionSequence::default();
-                seq.instruction_ids = comp.sequence().map(|i| local[&i]).collect();
+                seq.instruction_ids = comp.schedule().iter().map(|i| local[i]).collect();
                 schedule.sequences.insert(cid, seq);
             }
-            p.computations.push(cp);
+            sink.end_computation(cp)?;
         }
         if scheduled {
             p.schedule = Some(schedule);
@@ -593,17 +738,8 @@ impl<'m> Writer<'m> {
         p.input_output_alias = Some(alias);
         p.buffer_donor = Some(donor);
         p.frontend_attributes = Some(fa);
-        let frames_kept = match (proto_frames, frame_ids) {
-            (Some(f), Some(ids)) => {
-                for (cp, ids) in p.computations.iter_mut().zip(ids) {
-                    for (ip, id) in cp.instructions.iter_mut().zip(ids) {
-                        if let Some(md) = &mut ip.metadata {
-                            md.stack_frame_id = id;
-                        }
-                    }
-                }
-                Some(&f.original)
-            }
+        let frames_kept = match (proto_frames, &frame_ids) {
+            (Some(f), Some(_)) => Some(&f.original),
             _ => None,
         };
         if let Some(sf) = frames_kept.or(m.stack_frames.as_ref()) {
@@ -637,6 +773,56 @@ impl<'m> Writer<'m> {
             p.stack_frame_index = Some(idx);
         }
         Ok(p)
+    }
+
+    /// For a module whose stack-frame tables are still the ones read from
+    /// its proto: each instruction's frame id in the proto's own tables,
+    /// per computation in writing order; `None` if one has no such id
+    /// (then the IR's tables are written).
+    #[allow(clippy::type_complexity)]
+    fn proto_frame_ids(
+        &self,
+        f: &crate::ir::ProtoFrames,
+        instr_ids: &FxMap<CompId, (Vec<InstrId>, FxMap<InstrId, i64>)>,
+        wrapped_ids: &[(Vec<InstrId>, FxMap<InstrId, i64>)],
+    ) -> Result<Option<Vec<Vec<i32>>>, ProtoError> {
+        let m = self.module;
+        let mut reverse: FxMap<i64, i32> = FxMap::default();
+        for (k, &new) in f.renumbered.iter().enumerate() {
+            if new != 0 {
+                reverse.entry(new).or_insert(k as i32 + 1);
+            }
+        }
+        let mut out = Vec::new();
+        for id in self.comp_order() {
+            for (w, (order, _)) in self.wrapped.iter().zip(wrapped_ids) {
+                if w.caller == id {
+                    out.push(vec![0; order.len()]);
+                }
+            }
+            let comp = m.comp(id);
+            let (order, local) = &instr_ids[&id];
+            let mut comp_frames = Vec::with_capacity(order.len());
+            for &i in order {
+                let ip = self
+                    .instruction(comp, i, local[&i], local)
+                    .map_err(|e| e.context(format!("{}: {}", comp.name, comp.instr(i).name)))?;
+                let printed = ip.metadata.as_ref().map_or(0, |md| md.stack_frame_id);
+                let orig = comp.proto_frame_id(i).filter(|&o| {
+                    usize::try_from(o - 1)
+                        .ok()
+                        .and_then(|k| f.renumbered.get(k))
+                        == Some(&i64::from(printed))
+                });
+                match orig.or_else(|| reverse.get(&i64::from(printed)).copied()) {
+                    _ if printed == 0 => comp_frames.push(0),
+                    Some(o) => comp_frames.push(o),
+                    None => return Ok(None),
+                }
+            }
+            out.push(comp_frames);
+        }
+        Ok(Some(out))
     }
 
     fn comp_id(&self, c: CompId) -> i64 {
