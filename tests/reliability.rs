@@ -594,3 +594,28 @@ fn an_integer_topk_is_a_contract_violation_and_left_alone_without_the_checks() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("custom_call_target=\"AwsNeuronTopK\""));
 }
+
+#[test]
+fn fuzz_an_attribute_a_proto_cannot_hold_is_refused_by_the_text_parser() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("m.hlo");
+    std::fs::write(
+        &p,
+        "HloModule m\n\nENTRY e {\n  x = f32[4] parameter(0), metadata={u8op_name=\"x\"}\n  ROOT n = f32[4] negate(x)\n}\n",
+    )
+    .unwrap();
+    refuses(
+        &["--passes", ""],
+        &p,
+        &["unknown metadata field u8op_name", ":4:"],
+    );
+}
+
+#[test]
+fn fuzz_a_proto_with_layout_constraints_for_missing_operands_is_refused() {
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/proto_layout_constraints_no_operand.pb"),
+        &["Expected 0 operand layout constraints, 1 given"],
+    );
+}

@@ -698,6 +698,40 @@ fn check_dimension_numbers(comp: &Computation, instr: &super::Instruction) -> Re
                 }
             }
         }
+        Opcode::CustomCall => {
+            // One layout constraint per operand, each of its shape (as the
+            // text parser checks it).
+            if let Some(AttrValue::Raw(v)) = instr.attr("operand_layout_constraints") {
+                let inner = v
+                    .trim()
+                    .strip_prefix('{')
+                    .and_then(|r| r.strip_suffix('}'))
+                    .ok_or_else(|| {
+                        format!("operand_layout_constraints={v} is not a list of shapes")
+                    })?;
+                let shapes = if inner.trim().is_empty() {
+                    Vec::new()
+                } else {
+                    crate::proto::to_proto::parse_shapes(inner)
+                        .map_err(|e| format!("operand_layout_constraints={v}: {e}"))?
+                };
+                if shapes.len() != instr.operands().len() {
+                    return Err(format!(
+                        "Expected {} operand layout constraints, {} given",
+                        instr.operands().len(),
+                        shapes.len()
+                    ));
+                }
+                for (i, s) in shapes.iter().enumerate() {
+                    if !operand_shape(i).is_some_and(|o| s.compatible(o)) {
+                        return Err(format!(
+                            "operand layout constraint {i} ({}) is not compatible with the operand",
+                            s.to_text(true)
+                        ));
+                    }
+                }
+            }
+        }
         Opcode::ReduceWindow => {
             if let Some(AttrValue::Raw(w)) = instr.attr("window") {
                 let r = operand_rank(0);

@@ -1714,7 +1714,7 @@ fn parse_replica_groups(p: &mut HloInstructionProto, v: &str) -> PResult<()> {
 }
 
 /// Shapes separated by commas (`f32[2]{0}, (s32[], pred[])`).
-fn parse_shapes(list: &str) -> PResult<Vec<Shape>> {
+pub(crate) fn parse_shapes(list: &str) -> PResult<Vec<Shape>> {
     // Parsed as the parameters of a tiny module's entry layout.
     let text = format!("HloModule m, entry_computation_layout={{({list})->()}}\nENTRY e {{\n  ROOT t = () tuple()\n}}\n");
     let m = crate::text::parse_module(&text, "shapes").map_err(|e| e.to_string())?;
