@@ -619,3 +619,12 @@ fn fuzz_a_proto_with_layout_constraints_for_missing_operands_is_refused() {
         &["Expected 0 operand layout constraints, 1 given"],
     );
 }
+
+#[test]
+fn fuzz_a_proto_with_two_computations_of_one_name_is_refused() {
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/proto_duplicate_computation_name.pb"),
+        &["computation name fused_computation.8 is not unique in the module"],
+    );
+}

@@ -77,7 +77,16 @@ pub fn verify(module: &Module) -> Result<(), VerifyError> {
             pos: None,
         });
     }
+    let mut comp_names: HashSet<&str> = HashSet::new();
     for (cid, comp) in module.computations() {
+        if !comp_names.insert(&comp.name) {
+            return Err(VerifyError {
+                computation: comp.name.to_string(),
+                instruction: None,
+                message: format!("computation name {} is not unique in the module", comp.name),
+                pos: None,
+            });
+        }
         if let Err(m) = check_name(&comp.name, true) {
             return Err(VerifyError {
                 computation: format!("{:?}", &*comp.name),
