@@ -628,3 +628,11 @@ fn fuzz_a_proto_with_two_computations_of_one_name_is_refused() {
         &["computation name fused_computation.8 is not unique in the module"],
     );
 }
+
+#[test]
+fn fuzz_a_backend_config_with_unbalanced_brackets_prints_quoted() {
+    output_parses_back(
+        &["--passes", ""],
+        &data("fuzz_regressions/proto_backend_config_unbalanced.pb"),
+    );
+}
