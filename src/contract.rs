@@ -15,7 +15,7 @@
 //! scope), matched by exact `custom_call_target`:
 //! - `QuantizeMX` (HOC001-HOC011);
 //! - `__op$block_scaled_dot` (HOC012-HOC020);
-//! - `AwsNeuronTopK` (HOC021-HOC025);
+//! - `AwsNeuronTopK` (HOC021-HOC025, HOC029);
 //! - `AwsNeuronSoftmax`, `AwsNeuronSoftmaxBackward` (HOC026-HOC028).
 //!
 //! Choices where the contract is silent:
@@ -98,6 +98,7 @@ checks! {
     SoftmaxOperands = "HOC026", "softmax operand count (1/2 forward, 2/3 backward; s64 index last)";
     SoftmaxConfig = "HOC027", "softmax backend_config is an integer axis within the rank";
     SoftmaxShape = "HOC028", "softmax operands and result have the same dimensions";
+    TopkIntegerInput = "HOC029", "AwsNeuronTopK input is not an integer array (Neuron's EVRF013)";
 }
 
 impl fmt::Display for Check {
@@ -879,10 +880,12 @@ fn dot_config(s: &mut Site, config: &str) -> Option<DotConfig> {
 /// `AwsNeuronTopK(x)`, config k: CONTRACT.md sections 6 and 13, seed 002.
 ///
 /// legalize-topk rewrites only F16, F32 and BF16 inputs and leaves any
-/// other element type alone (an s32 TopK stays `AwsNeuronTopK`). So the
-/// contract does not require those three: an s32 (or f64, u8, ...) TopK is
-/// valid, just not legalized. What is checked is what gives the call its
-/// meaning for any element type: one real-valued input, k, the result.
+/// other element type alone. An integer input (s32, s64, u32, ...) breaks
+/// the contract (CONTRACT.md section 12: Neuron's own EVRF013, "TopK does
+/// not support int32 or int64 input tensors"): HOC029. Other float types
+/// (f64, the 8-bit floats) are valid, just not legalized. What is checked
+/// besides is what gives the call its meaning for any element type: one
+/// real-valued input, k, the result.
 fn topk(s: &mut Site) {
     let count = s.instr.operands().len();
     if count != 1 {
@@ -926,6 +929,16 @@ fn topk(s: &mut Site) {
                         text(shape)
                     ),
                     "pass a float (f16, f32, bf16 are legalized) or integer array; TopK runs over its last dimension",
+                );
+            }
+            if let Some(a) = ok.filter(|a| a.element_type.is_integral()) {
+                s.report(
+                    Check::TopkIntegerInput,
+                    format!(
+                        "the input is {}: TopK does not support integer input tensors (Neuron's EVRF013: \"TopK does not support int32 or int64 input tensors\")",
+                        array_text(a.element_type, &a.dims)
+                    ),
+                    "convert the input to a float type (f32, f16 or bf16) before the TopK, or compute the top k elements another way (e.g. a sort)",
                 );
             }
             ok

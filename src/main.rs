@@ -7,6 +7,7 @@ use hlo_opt::output::write_atomically;
 use hlo_opt::passes::{self, Pipeline, Scope};
 use hlo_opt::text::error::located_error;
 use hlo_opt::text::{parse_module_from_reader, parse_module_owned, write_module, ReadError};
+use hlo_opt::util as diag;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -92,24 +93,29 @@ fn main() -> ExitCode {
         1 => log::LevelFilter::Debug,
         _ => log::LevelFilter::Trace,
     };
-    env_logger::Builder::new()
-        .filter_level(level)
-        .format_timestamp(None)
-        .format_target(false)
-        .init();
-    match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("hlo-opt: {message}");
-            ExitCode::FAILURE
-        }
+    diag::init_logger(level);
+    let result = run(&cli);
+    if let Err(message) = &result {
+        diag::diag(&format!("hlo-opt: {message}\n"));
+    }
+    // A diagnostic that could not be written (stderr full or closed) is a
+    // failure too: the user did not see what was meant for them.
+    if result.is_err() || diag::diagnostics_lost() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
     if cli.list_passes {
-        print!("{}", list_passes());
-        return Ok(());
+        return write_output(None, |w| w.write_all(list_passes().as_bytes()));
+    }
+    if cli.output.is_none() && diag::stdout_was_closed() {
+        return Err(
+            "<stdout>: error: standard output is closed; the module would be written nowhere (use -o FILE)"
+                .into(),
+        );
     }
     let input = cli.input.as_deref().expect("clap requires INPUT here");
     let (mut module, file_name) = read_module_input(input, cli.input_format.as_deref())?;
@@ -145,20 +151,22 @@ fn run(cli: &Cli) -> Result<(), String> {
             .map_err(|e| format!("{file_name}: error: {e}"))?
     };
     if cli.report {
+        let mut text = String::new();
         if runs.is_empty() {
-            eprintln!("no passes ran");
+            text.push_str("no passes ran\n");
         }
         for r in &runs {
-            eprintln!(
-                "{:<32} {:<10} {:>10.3} ms",
+            text.push_str(&format!(
+                "{:<32} {:<10} {:>10.3} ms\n",
                 r.name,
                 if r.changed { "changed" } else { "unchanged" },
                 r.elapsed.as_secs_f64() * 1e3
-            );
+            ));
             for entry in &r.report {
-                eprintln!("    {entry}");
+                text.push_str(&format!("    {entry}\n"));
             }
         }
+        diag::diag(&text);
     }
 
     let options = if cli.short {
@@ -174,9 +182,15 @@ fn run(cli: &Cli) -> Result<(), String> {
             .is_some_and(|p| p.extension().is_some_and(|e| e == "pb")),
     };
     if proto_out {
-        let bytes = hlo_opt::proto::module_to_proto_bytes(&module)
-            .map_err(|e| format!("{file_name}: error: {e}"))?;
-        return write_output(cli.output.as_deref(), |w| w.write_all(&bytes));
+        // Streamed: a computation's bytes at a time, never the whole proto.
+        return write_output(cli.output.as_deref(), |w| {
+            hlo_opt::proto::to_proto::write_module_proto(&module, w).map_err(|e| match e {
+                hlo_opt::proto::to_proto::WriteError::Io(e) => e,
+                hlo_opt::proto::to_proto::WriteError::Proto(e) => {
+                    std::io::Error::other(format!("cannot write {file_name} as a proto: {e}"))
+                }
+            })
+        });
     }
     write_output(cli.output.as_deref(), |w| {
         write_module(&module, &options, w)

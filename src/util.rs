@@ -37,7 +37,11 @@ impl Hasher for FxHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.0
+        // The multiply leaves the entropy in the high bits; the table
+        // indexes by the low ones. Without the rotation, keys that differ
+        // only above bit 32 (proto ids `computation << 32 | n`) all land
+        // in one bucket chain: 10^5 computations took seconds to write.
+        self.0.rotate_left(26)
     }
 }
 
@@ -49,3 +53,84 @@ impl FxHasher {
 
 pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 pub type FxSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+
+static DIAGNOSTICS_LOST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `text` to standard error. A failed write (a full disk, a closed
+/// pipe) never panics, as `eprintln!` does: it is remembered, and the
+/// command line exits 1 ([`diagnostics_lost`]).
+pub fn diag(text: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    if err
+        .write_all(text.as_bytes())
+        .and_then(|()| err.flush())
+        .is_err()
+    {
+        DIAGNOSTICS_LOST.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether a write to standard error failed ([`diag`], the logger).
+pub fn diagnostics_lost() -> bool {
+    DIAGNOSTICS_LOST.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether standard output was closed when the program started (`>&-`).
+/// Rust's runtime reopens a closed standard descriptor on `/dev/null`
+/// (read-write) before `main`, so a module written there would vanish with
+/// exit 0; a shell's `>/dev/null` opens it write-only. So: descriptor 1 is
+/// `/dev/null` opened for reading and writing. (`1<>/dev/null` looks the
+/// same and is refused too.)
+pub fn stdout_was_closed() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: fcntl(F_GETFL) on a descriptor number reads its flags and
+        // touches no memory.
+        let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
+        if flags < 0 {
+            return true;
+        }
+        if flags & libc::O_ACCMODE != libc::O_RDWR {
+            return false;
+        }
+        let (Ok(null), Ok(out)) = (
+            std::fs::metadata("/dev/null"),
+            std::fs::metadata("/proc/self/fd/1"),
+        ) else {
+            return false;
+        };
+        null.rdev() == out.rdev() && out.rdev() != 0
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+/// The `log` logger of the command line: `[LEVEL] message` lines on
+/// standard error, written with [`diag`] (a failed write is an exit 1,
+/// not a panic or a lost line passed over in silence).
+pub struct StderrLogger;
+
+impl log::Log for StderrLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::max_level()
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            diag(&format!("[{}] {}\n", record.level(), record.args()));
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Installs [`StderrLogger`] at `level` (once; later calls change the level).
+pub fn init_logger(level: log::LevelFilter) {
+    static LOGGER: StderrLogger = StderrLogger;
+    let _ = log::set_logger(&LOGGER);
+    log::set_max_level(level);
+}

@@ -235,6 +235,7 @@ fn a_runaway_while_is_an_error() {
     let mut it = Interpreter::new(&m);
     it.options = EvalOptions {
         max_while_iterations: 1000,
+        ..EvalOptions::default()
     };
     let e = it.run(&[]).unwrap_err().to_string();
     assert!(e.contains("more than 1000 iterations"), "{e}");

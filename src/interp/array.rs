@@ -230,10 +230,16 @@ impl Array {
     /// Element `i` as an i64 (integers, pred; floats truncate). Used for
     /// indices.
     pub fn index_at(&self, i: usize) -> Result<i64> {
+        let outside = || {
+            err(format!(
+                "index {i} is outside an array of {} elements",
+                self.len()
+            ))
+        };
         Ok(match &self.data {
-            Data::S(v) => v[i],
-            Data::U(v) => i64::try_from(v[i]).unwrap_or(i64::MAX),
-            Data::Pred(v) => i64::from(v[i]),
+            Data::S(v) => *v.get(i).ok_or_else(outside)?,
+            Data::U(v) => i64::try_from(*v.get(i).ok_or_else(outside)?).unwrap_or(i64::MAX),
+            Data::Pred(v) => i64::from(*v.get(i).ok_or_else(outside)?),
             _ => {
                 return Err(err(format!(
                     "index operand of type {} is not an integer",

@@ -667,9 +667,9 @@ pub fn run_pipeline_checked(
         verify_each: pipeline.verify_each,
         ..CheckConfig::default()
     };
-    eprintln!(
-        "check-numerics: seeded inputs (seed {seed}); tolerance |got - want| <= rtol * (|want| + max|want|), rtol f32 1e-4, f16 4e-3, bf16 2e-2, f64 1e-9, plus 10x an output's rounding noise where it needs it; integers, pred and indices exact"
-    );
-    let mut print = |c: &PassCheck| eprint!("{}", c.table());
+    crate::util::diag(&format!(
+        "check-numerics: seeded inputs (seed {seed}); tolerance |got - want| <= rtol * (|want| + max|want|), rtol f32 1e-4, f16 4e-3, bf16 2e-2, f64 1e-9, plus 10x an output's rounding noise where it needs it; integers, pred and indices exact\n"
+    ));
+    let mut print = |c: &PassCheck| crate::util::diag(&c.table());
     run_checked(module, passes, &pipeline.options, &cfg, &mut print).map(|(runs, _)| runs)
 }

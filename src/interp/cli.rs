@@ -72,16 +72,32 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
         Ok(c) => c,
         Err(e) => e.exit(),
     };
-    match run(&cli) {
+    let code = match run(&cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("hlo-opt eval: {message}");
+            crate::util::diag(&format!("hlo-opt eval: {message}\n"));
             ExitCode::FAILURE
         }
+    };
+    if crate::util::diagnostics_lost() {
+        return ExitCode::FAILURE;
     }
+    code
+}
+
+/// Writes `text` to standard output; a failure is an error, not a panic.
+fn write_stdout(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("<stdout>: error: {e}"))
 }
 
 fn run(cli: &EvalCli) -> Result<ExitCode, String> {
+    if cli.output.is_none() && crate::util::stdout_was_closed() {
+        return Err("<stdout>: error: standard output is closed (use -o FILE.npz)".into());
+    }
     let (read, file, path) = if cli.input == "-" {
         let stdin = std::io::stdin().lock();
         (parse_module_from_reader(stdin, "<stdin>"), "<stdin>", None)
@@ -129,24 +145,27 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
             for (i, s) in param_types.iter().enumerate() {
                 if s.is_tuple() {
                     return Err(format!(
-                        "parameter {i} is a tuple ({}); .npz inputs hold arrays only",
+                        "{file}: parameter {i} is a tuple ({}); .npz inputs hold arrays only",
                         s.to_text(false)
                     ));
                 }
                 types.push(s.element_type());
             }
             read_inputs(path, &types)
-                .map_err(|e| e.to_string())?
+                .map_err(|e| format!("{file}: inputs {}: {e}", path.display()))?
                 .into_iter()
                 .map(Value::array)
                 .collect()
         }
-        None => random_inputs(&module, cli.seed).map_err(|e| e.to_string())?,
+        None => random_inputs(&module, cli.seed).map_err(|e| format!("{file}: {e}"))?,
     };
     let start = Instant::now();
     let result = evaluate(&module, &inputs).map_err(|e| format!("{file}: {e}"))?;
     if cli.time {
-        eprintln!("evaluated in {:.3} s", start.elapsed().as_secs_f64());
+        crate::util::diag(&format!(
+            "evaluated in {:.3} s\n",
+            start.elapsed().as_secs_f64()
+        ));
     }
     let outs = result.leaves();
     if let Some(path) = &cli.output {
@@ -170,16 +189,16 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
         }
         if want.len() < outs.len() {
             // A pass may append outputs (add-logit-output).
-            eprintln!(
-                "note: the module returns {} outputs, {} holds {}: comparing the first {}",
+            crate::util::diag(&format!(
+                "note: the module returns {} outputs, {} holds {}: comparing the first {}\n",
                 outs.len(),
                 path.display(),
                 want.len(),
                 want.len()
-            );
+            ));
         }
-        println!(
-            "{:<8} {:<24} {:>12} {:>12} {:>10}  result",
+        let mut table = format!(
+            "{:<8} {:<24} {:>12} {:>12} {:>10}  result\n",
             "output", "shape", "max abs err", "max rel err", "tolerance"
         );
         for (i, (g, w)) in outs.iter().zip(&want).enumerate() {
@@ -190,19 +209,22 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
                 failed = true;
                 format!("FAIL: {d}")
             };
-            println!(
-                "{:<8} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {verdict}",
+            table.push_str(&format!(
+                "{:<8} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {verdict}\n",
                 format!("out{i}"),
                 w.shape_text(),
                 d.max_abs,
                 d.max_rel,
                 d.tolerance
-            );
+            ));
         }
+        write_stdout(&table)?;
     } else if cli.output.is_none() {
+        let mut text = String::new();
         for (i, a) in outs.iter().enumerate() {
-            println!("out{i} {}", summary(a));
+            text.push_str(&format!("out{i} {}\n", summary(a)));
         }
+        write_stdout(&text)?;
     }
     Ok(if failed {
         ExitCode::FAILURE

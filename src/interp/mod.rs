@@ -79,7 +79,7 @@ pub fn err(message: impl Into<String>) -> EvalError {
 }
 
 impl EvalError {
-    fn locate(mut self, comp: &Computation, instr: &Instruction) -> EvalError {
+    pub(crate) fn locate(mut self, comp: &Computation, instr: &Instruction) -> EvalError {
         if self.instruction.is_none() {
             self.instruction = Some(instr.name.to_string());
             self.computation = Some(comp.name.to_string());
@@ -96,8 +96,18 @@ impl fmt::Display for EvalError {
             write!(f, "in computation {c}, instruction {i}: ")?;
         }
         f.write_str(&self.message)?;
-        if !self.callers.is_empty() {
-            write!(f, " (called from {})", self.callers.join(" <- "))?;
+        // A deep chain is named by its innermost and outermost callers.
+        const SHOWN: usize = 6;
+        match self.callers.len() {
+            0 => {}
+            n if n <= 2 * SHOWN => write!(f, " (called from {})", self.callers.join(" <- "))?,
+            n => write!(
+                f,
+                " (called from {} <- ... {} more ... <- {})",
+                self.callers[..SHOWN].join(" <- "),
+                n - 2 * SHOWN,
+                self.callers[n - SHOWN..].join(" <- ")
+            )?,
         }
         Ok(())
     }
@@ -110,12 +120,21 @@ impl std::error::Error for EvalError {}
 pub struct EvalOptions {
     /// A `while` that runs more iterations than this is an error.
     pub max_while_iterations: u64,
+    /// Computations nested deeper than this (a call in a while body in a
+    /// call ...) are an error naming the instruction: each level of
+    /// nesting is a level of the host's stack, and this bound keeps it
+    /// within a 2 MiB thread stack (what tests and threads get).
+    pub max_call_depth: usize,
 }
+
+/// The default [`EvalOptions::max_call_depth`].
+pub const MAX_CALL_DEPTH: usize = 200;
 
 impl Default for EvalOptions {
     fn default() -> Self {
         EvalOptions {
             max_while_iterations: 10_000_000,
+            max_call_depth: MAX_CALL_DEPTH,
         }
     }
 }
@@ -144,6 +163,8 @@ pub struct Interpreter<'m> {
     /// Part of a lockstep evaluation, where only the collectives of nested
     /// computations reach this interpreter (for their error message).
     lockstep: bool,
+    /// How many computations are being evaluated, one inside another.
+    depth: std::cell::Cell<usize>,
 }
 
 /// What a reducer/scatter/sort computation does, when it is one op.
@@ -192,6 +213,7 @@ impl<'m> Interpreter<'m> {
             device: 0,
             topology: OnceCell::new(),
             lockstep: false,
+            depth: std::cell::Cell::new(0),
         }
     }
 
@@ -296,6 +318,21 @@ impl<'m> Interpreter<'m> {
 
     /// Evaluates computation `cid` on `args` (one per parameter number).
     pub fn call(&self, cid: CompId, args: &[Value]) -> Result<Value> {
+        let depth = self.depth.get();
+        if depth >= self.options.max_call_depth {
+            return Err(err(format!(
+                "computations nested more than {} deep (calls, while bodies, conditionals, \
+                 fusions, reducers inside one another): the interpreter's limit",
+                self.options.max_call_depth
+            )));
+        }
+        self.depth.set(depth + 1);
+        let r = self.call_inner(cid, args);
+        self.depth.set(depth);
+        r
+    }
+
+    fn call_inner(&self, cid: CompId, args: &[Value]) -> Result<Value> {
         let plan = self.plan(cid)?;
         let comp = self.module.comp(cid);
         let mut vals: Vec<Option<Value>> = vec![None; plan.slots];

@@ -82,6 +82,14 @@ pub fn random_inputs(module: &crate::ir::Module, seed: u64) -> Result<Vec<Value>
     let mut rng = Rng::new(seed);
     comp.parameters()
         .iter()
-        .map(|&p| random_value(&comp.instr(p).shape, &mut rng))
+        .map(|&p| {
+            let instr = comp.instr(p);
+            random_value(&instr.shape, &mut rng).map_err(|e| {
+                let n = instr.parameter_number().unwrap_or_default();
+                let mut e = e.locate(comp, instr);
+                e.message = format!("parameter {n}: {}", e.message);
+                e
+            })
+        })
         .collect()
 }

@@ -420,9 +420,18 @@ pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<
     for (&od, &ud) in window_dims.iter().zip(&uwd) {
         wsize[od] = u0.dims[ud];
     }
+    if uwd.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(err("scatter: update_window_dims must be sorted and unique"));
+    }
     let scatter_dims: Vec<usize> = (0..u0.rank()).filter(|d| !uwd.contains(d)).collect();
     let batch_rank = indices.rank() - usize::from(ivd < indices.rank());
-    if scatter_dims.len() != batch_rank {
+    // The updates' scatter dims walk the indices' batch dims, size for size.
+    let index_batch: Vec<usize> = (0..indices.rank())
+        .filter(|&d| d != ivd)
+        .map(|d| indices.dims[d])
+        .collect();
+    let update_batch: Vec<usize> = scatter_dims.iter().map(|&d| u0.dims[d]).collect();
+    if scatter_dims.len() != batch_rank || update_batch != index_batch {
         return Err(err(
             "scatter: updates' scatter dims do not match the indices",
         ));

@@ -430,6 +430,17 @@ pub fn gather(a: &Array, idx: &Array, g: &GatherDims, out_dims: &[usize]) -> Res
     let batch_out_dims: Vec<usize> = (0..out_dims.len())
         .filter(|d| !g.offset_dims.contains(d))
         .collect();
+    // The result's batch dims walk the indices' batch dims, size for size.
+    let index_batch: Vec<usize> = (0..idx.rank())
+        .filter(|&d| d != ivd)
+        .map(|d| idx.dims[d])
+        .collect();
+    let out_batch: Vec<usize> = batch_out_dims.iter().map(|&d| out_dims[d]).collect();
+    if out_batch != index_batch {
+        return Err(err(
+            "gather: the result's batch dimensions do not match the indices",
+        ));
+    }
     let ist = strides(&idx.dims);
     let ast = strides(&a.dims);
     let ost = strides(out_dims);

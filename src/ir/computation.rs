@@ -447,18 +447,56 @@ impl Computation {
             .retain(|id| instrs.get(id.index()).is_some_and(Option::is_some));
     }
 
-    /// Moves `id` in the insertion sequence to just before `before`; used by
-    /// scheduled modules so a new instruction runs before its user.
-    pub fn move_before(&mut self, id: InstrId, before: InstrId) {
-        if let Some(pos) = self.sequence.iter().position(|&x| x == id) {
-            self.sequence.remove(pos);
+    /// The schedule of an `is_scheduled=true` module: the insertion
+    /// sequence (the order the module was read in, then what passes added),
+    /// with every instruction that comes after one of its users moved to
+    /// just before its first user in the sequence, its own operands (and
+    /// control predecessors) in turn before it. So an instruction a pass
+    /// adds and makes an operand is scheduled where it is first needed,
+    /// and a valid schedule is returned unchanged. This is the only place
+    /// the schedule is derived: the printer and the proto writer both use
+    /// it, whatever pass made the change.
+    pub fn schedule(&self) -> Vec<InstrId> {
+        let mut placed = vec![false; self.instrs.len()];
+        let mut open = vec![false; self.instrs.len()];
+        let mut order = Vec::with_capacity(self.live);
+        // (instruction, whether its operands have been pushed)
+        let mut stack: Vec<(InstrId, bool)> = Vec::new();
+        for start in self.sequence() {
+            if placed[start.index()] {
+                continue;
+            }
+            stack.push((start, false));
+            while let Some((id, expanded)) = stack.pop() {
+                if placed[id.index()] {
+                    continue;
+                }
+                if expanded {
+                    placed[id.index()] = true;
+                    order.push(id);
+                    continue;
+                }
+                if open[id.index()] {
+                    continue;
+                }
+                open[id.index()] = true;
+                stack.push((id, true));
+                let Some(instr) = self.get(id) else { continue };
+                // Pushed in reverse so that they are placed first to last;
+                // an operand on the way (a cycle, invalid input) is skipped.
+                for &op in instr
+                    .control_predecessors
+                    .iter()
+                    .chain(instr.operands.iter())
+                    .rev()
+                {
+                    if !placed[op.index()] && !open[op.index()] {
+                        stack.push((op, false));
+                    }
+                }
+            }
         }
-        let at = self
-            .sequence
-            .iter()
-            .position(|&x| x == before)
-            .unwrap_or(self.sequence.len());
-        self.sequence.insert(at, id);
+        order
     }
 
     /// XLA's `MakeInstructionPostOrder`: a depth-first post-order started

@@ -50,8 +50,36 @@ pub fn s64_vector_literal(values: Vec<i64>) -> Literal {
     }
 }
 
+/// The longest `s64[n]` index operand a pass makes (2^24 elements, a
+/// 128 MiB literal that prints as some 150 MB of text): the index is a
+/// constant the input's last dimension sizes, so a shape such as
+/// `f32[1099511627776]` must be refused, not allocated. Real softmax and
+/// TopK axes (vocabularies, sequence lengths) are far below it.
+pub const MAX_INDEX_ELEMENTS: i64 = 1 << 24;
+
+/// Refuses an index operand of `n` elements past [`MAX_INDEX_ELEMENTS`]:
+/// the error names the pass, the instruction and the limit.
+pub fn check_index_length(
+    pass: &'static str,
+    instr: &Instruction,
+    target: &str,
+    n: i64,
+) -> Result<(), super::PassError> {
+    if (0..=MAX_INDEX_ELEMENTS).contains(&n) {
+        return Ok(());
+    }
+    Err(super::PassError::bad_input(
+        pass,
+        &instr.name,
+        format!(
+            "{target}'s last dimension is {n}: the s64[{n}] index operand would pass this \
+             tool's limit of {MAX_INDEX_ELEMENTS} elements (2^24) for a constant it makes"
+        ),
+    ))
+}
+
 /// `s64[n] constant({0, 1, ..., n-1})`: the index operand the TopK and
-/// softmax kernels take.
+/// softmax kernels take (`n` checked by [`check_index_length`] first).
 pub fn s64_iota(n: i64) -> Instruction {
     constant(s64_vector_literal((0..n.max(0)).collect()))
 }

@@ -99,7 +99,23 @@ fn collect(
                 format!("{target} needs its input operand; it has none"),
             ));
         }
-        let count: i64 = dims.iter().product();
+        // The kernel takes the element count as an `s32[]`.
+        let count = dims
+            .iter()
+            .try_fold(1i64, |n, &d| n.checked_mul(d))
+            .filter(|&n| (0..=i64::from(i32::MAX)).contains(&n));
+        let Some(count) = count else {
+            return Err(PassError::bad_input(
+                NAME,
+                &instr.name,
+                format!(
+                    "{target} of {}: its element count does not fit the s32[] count operand \
+                     the kernel takes (at most 2^31-1 = {} elements)",
+                    instr.shape.to_text(false),
+                    i32::MAX
+                ),
+            ));
+        };
         let new_target = match dtype_suffix(instr.shape.element_type()) {
             Some(suffix) => format!("{target}_{suffix}"),
             None => {

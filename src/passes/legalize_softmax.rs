@@ -32,7 +32,8 @@
 //! module is touched, so bad input leaves it unchanged.
 
 use super::build::{
-    custom_call, decimal_config, dtype_suffix, is_integer_text, is_s64_iota, s64_iota,
+    check_index_length, custom_call, decimal_config, dtype_suffix, is_integer_text, is_s64_iota,
+    s64_iota,
 };
 use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Instruction, Module, Opcode, Shape};
@@ -221,6 +222,7 @@ fn collect(
                 ),
             ));
         };
+        check_index_length(NAME, instr, target, n)?;
         let config = instr.backend_config();
         let rank = instr.shape.rank();
         let out_of_range = || {

@@ -22,7 +22,9 @@
 //! Entry computation only (all with `--all-computations`). Every
 //! candidate is validated before the module is touched.
 
-use super::build::{custom_call, decimal_config, dtype_suffix, is_integer_text, s64_iota};
+use super::build::{
+    check_index_length, custom_call, decimal_config, dtype_suffix, is_integer_text, s64_iota,
+};
 use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
 
@@ -122,6 +124,7 @@ fn collect(
                 ),
             ));
         };
+        check_index_length(NAME, instr, TARGET, n)?;
         let config = instr.backend_config();
         let out_of_range = || {
             PassError::bad_input(

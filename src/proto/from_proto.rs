@@ -127,8 +127,10 @@ fn fields<'a>(
     mut f: impl FnMut(u32, WireType, &mut &'a [u8]) -> Result<(), ProtoError>,
 ) -> Result<(), ProtoError> {
     while !buf.is_empty() {
-        let (tag, wt) = decode_key(&mut buf).map_err(|e| ProtoError::decode(what, e))?;
-        f(tag, wt, &mut buf)?;
+        let field = buf;
+        let (tag, wt) =
+            decode_key(&mut buf).map_err(|e| ProtoError::decode(what, e).within(field))?;
+        f(tag, wt, &mut buf).map_err(|e| e.within(field))?;
     }
     Ok(())
 }
@@ -147,6 +149,8 @@ fn merge_into<M: Message>(
 /// A computation before conversion: its fields but the instructions, and
 /// the encoded instructions.
 struct CompData<'a> {
+    /// The encoded computation, for error locations.
+    bytes: &'a [u8],
     shell: HloComputationProto,
     instrs: Vec<&'a [u8]>,
 }
@@ -187,12 +191,14 @@ pub(crate) fn split_module(bytes: &[u8]) -> Result<ModuleData<'_>, ProtoError> {
                 return err("HloModuleProto.computations: wrong wire type");
             }
             let c = take_delimited(buf, "HloModuleProto.computations")?;
-            comps.push(split_computation(c)?);
+            let step = format!("computations[{}]", comps.len());
+            comps.push(split_computation(c).map_err(|e| e.in_path(&step, c))?);
             Ok(())
         } else {
             merge_into(&mut shell, tag, wt, buf, "HloModuleProto")
         }
-    })?;
+    })
+    .map_err(|e| e.in_path("HloModuleProto", bytes))?;
     Ok(ModuleData {
         shell,
         extras,
@@ -208,7 +214,10 @@ fn split_computation(bytes: &[u8]) -> Result<CompData<'_>, ProtoError> {
             if wt != WireType::LengthDelimited {
                 return err("HloComputationProto.instructions: wrong wire type");
             }
-            instrs.push(take_delimited(buf, "HloComputationProto.instructions")?);
+            let at = *buf;
+            let i = take_delimited(buf, "HloComputationProto.instructions")
+                .map_err(|e| e.in_path(&format!("instructions[{}]", instrs.len()), at))?;
+            instrs.push(i);
             Ok(())
         } else if tag == 4 {
             // The program shape: XLA derives it from the instructions, and so
@@ -218,7 +227,11 @@ fn split_computation(bytes: &[u8]) -> Result<CompData<'_>, ProtoError> {
             merge_into(&mut shell, tag, wt, buf, "HloComputationProto")
         }
     })?;
-    Ok(CompData { shell, instrs })
+    Ok(CompData {
+        bytes,
+        shell,
+        instrs,
+    })
 }
 
 /// Skips one field's value (a field pass 1 or pass 2 does not read).
@@ -485,8 +498,8 @@ fn par_map<T: Sync, R: Send, W>(
 /// The nonzero stack frame ids of a computation's instructions, in id order.
 fn frame_ids(c: &CompData<'_>) -> Result<Vec<i32>, ProtoError> {
     let mut v: Vec<(i64, i32)> = Vec::new();
-    for bytes in &c.instrs {
-        let s = Scan::new(bytes)?;
+    for (k, bytes) in c.instrs.iter().enumerate() {
+        let s = Scan::new(bytes).map_err(|e| e.in_path(&format!("instructions[{k}]"), bytes))?;
         if s.stack_frame_id != 0 {
             v.push((s.id, s.stack_frame_id));
         }
@@ -541,7 +554,12 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
             &data.comps,
             parallel,
             || (),
-            |_, _, c| frame_ids(c).map_err(|e| e.context(format!("computation {}", c.shell.name))),
+            |_, i, c| {
+                frame_ids(c).map_err(|e| {
+                    e.context(format!("computation {}", c.shell.name))
+                        .in_path(&format!("HloModuleProto.computations[{i}]"), c.bytes)
+                })
+            },
         );
         for list in ids {
             for id in list? {
@@ -563,9 +581,11 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
             payloads: &shell.payloads,
             scratch: HloInstructionProto::default(),
         },
-        |r, _, c| {
-            r.computation(c, scheduled)
-                .map_err(|e| e.context(format!("computation {}", c.shell.name)))
+        |r, i, c| {
+            r.computation(c, scheduled).map_err(|e| {
+                e.context(format!("computation {}", c.shell.name))
+                    .in_path(&format!("HloModuleProto.computations[{i}]"), c.bytes)
+            })
         },
     );
     let mut built: Vec<Option<Computation>> = Vec::with_capacity(data.comps.len());
@@ -1024,6 +1044,15 @@ impl Reader<'_> {
         shape_from_proto(p, 0)
     }
 
+    /// An instruction's shape: an array without a layout gets XLA's
+    /// default, as the text parser gives it, so that the text printed for
+    /// the proto reads back as itself.
+    fn instruction_shape(&self, p: &ShapeProto) -> Result<Shape, ProtoError> {
+        let mut s = shape_from_proto(p, 0)?;
+        s.fill_default_layouts();
+        Ok(s)
+    }
+
     fn comp_ref(&self, id: i64) -> Result<(usize, CompId), ProtoError> {
         match self.comp_ids.get(&id) {
             Some(&i) => Ok((i, self.comp_refs[i])),
@@ -1040,7 +1069,7 @@ impl Reader<'_> {
             p.merge(bytes)
                 .map_err(|e| ProtoError::decode("HloInstructionProto", e))?;
             let sp = p.msg.shape.unwrap_or_default();
-            return Ok((Arc::new(self.shape(&sp)?), sp.element_type));
+            return Ok((Arc::new(self.instruction_shape(&sp)?), sp.element_type));
         }
         let Some(sb) = scan.shape else {
             return err(format!("instruction {}: has no shape", scan.name()));
@@ -1050,7 +1079,7 @@ impl Reader<'_> {
         }
         let sp = ShapeProto::decode(sb)
             .map_err(|e| ProtoError::decode("ShapeProto", e))
-            .and_then(|sp| Ok((self.shape(&sp)?, sp.element_type)))
+            .and_then(|sp| Ok((self.instruction_shape(&sp)?, sp.element_type)))
             .map_err(|e| e.context(format!("instruction {}", scan.name())))?;
         let a = Arc::new(sp.0);
         self.shapes.insert(sb.into(), (Arc::clone(&a), sp.1));
@@ -1067,8 +1096,10 @@ impl Reader<'_> {
         // Pass 1: ids, edges, stack frames and shapes, without decoding the
         // rest of each instruction.
         let mut scans: Vec<Scan<'_>> = Vec::with_capacity(n);
-        for bytes in &data.instrs {
-            scans.push(Scan::new(bytes)?);
+        for (k, bytes) in data.instrs.iter().enumerate() {
+            scans.push(
+                Scan::new(bytes).map_err(|e| e.in_path(&format!("instructions[{k}]"), bytes))?,
+            );
         }
         let id_to_local = IdIndex::new(&scans)?;
         let local = |id: i64, what: &str, user: &Scan<'_>| {
@@ -1176,7 +1207,8 @@ impl Reader<'_> {
                 }
             }
             let bytes = data.instrs[i];
-            let (shape, ty) = self.shape_of(scan, bytes)?;
+            let here = |e: ProtoError| e.in_path(&format!("instructions[{i}]"), bytes);
+            let (shape, ty) = self.shape_of(scan, bytes).map_err(here)?;
             types[i] = ty;
             p.clear();
             // The metadata is read in place (without allocating) when it
@@ -1192,7 +1224,8 @@ impl Reader<'_> {
                     }
                     _ => merge_into(&mut p, tag, wt, buf, "HloInstructionProto"),
                 }
-            })?;
+            })
+            .map_err(here)?;
             let meta = match meta_fields[..] {
                 [] => None,
                 [m] => MetaView::parse(m),
@@ -1206,7 +1239,8 @@ impl Reader<'_> {
                         WireType::LengthDelimited,
                         &mut &*encode_len(m),
                         "HloInstructionProto",
-                    )?;
+                    )
+                    .map_err(here)?;
                 }
             }
             // XLA's passes make precision configs without operand
@@ -1237,7 +1271,7 @@ impl Reader<'_> {
                     &pending,
                     &mut text,
                 )
-                .map_err(|e| e.context(format!("instruction {}", p.name)))?;
+                .map_err(|e| here(e.context(format!("instruction {}", p.name))))?;
             has_async_start |= pend.opcode == Opcode::AsyncStart;
             ids[i] = Some(InstrId::new(pending.len()));
             pending.push(pend);

@@ -23,13 +23,26 @@ use std::fmt;
 /// not hold together), or a module that cannot be written as a proto.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProtoError {
+    /// What is wrong (with the names of the computation and instruction,
+    /// where known).
     pub message: String,
+    /// The message path of what could not be read, outermost first:
+    /// `HloModuleProto.computations[3].instructions[17]` (empty if none).
+    pub path: String,
+    /// The byte offset in the input of the field that could not be read
+    /// (or of the message it is in), once [`read_module`] knows the input.
+    pub offset: Option<usize>,
+    /// The address of that byte, while the input is only known as slices.
+    at: Option<usize>,
 }
 
 impl ProtoError {
     pub fn new(message: impl Into<String>) -> ProtoError {
         ProtoError {
             message: message.into(),
+            path: String::new(),
+            offset: None,
+            at: None,
         }
     }
 
@@ -39,12 +52,52 @@ impl ProtoError {
 
     /// Prefixes where the error was found.
     pub fn context(self, place: impl fmt::Display) -> ProtoError {
-        ProtoError::new(format!("{place}: {}", self.message))
+        ProtoError {
+            message: format!("{place}: {}", self.message),
+            ..self
+        }
+    }
+
+    /// Records that the error is within `bytes` (a slice of the input),
+    /// unless a narrower place is known already.
+    pub(crate) fn within(mut self, bytes: &[u8]) -> ProtoError {
+        if self.at.is_none() {
+            self.at = Some(bytes.as_ptr() as usize);
+        }
+        self
+    }
+
+    /// Prefixes a step of the message path (`computations[3]`) and records
+    /// that the error is within `bytes`, the encoded message of that step.
+    pub(crate) fn in_path(mut self, step: &str, bytes: &[u8]) -> ProtoError {
+        self.path = if self.path.is_empty() {
+            step.to_string()
+        } else {
+            format!("{step}.{}", self.path)
+        };
+        self.within(bytes)
+    }
+
+    /// Turns the recorded address into an offset in `input`.
+    pub(crate) fn located_in(mut self, input: &[u8]) -> ProtoError {
+        let start = input.as_ptr() as usize;
+        if let Some(a) = self.at {
+            if a >= start && a <= start + input.len() {
+                self.offset = Some(a - start);
+            }
+        }
+        self
     }
 }
 
 impl fmt::Display for ProtoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.offset, self.path.is_empty()) {
+            (Some(o), false) => write!(f, "at byte {o} ({}): ", self.path)?,
+            (Some(o), true) => write!(f, "at byte {o}: ")?,
+            (None, false) => write!(f, "in {}: ", self.path)?,
+            (None, true) => {}
+        }
         f.write_str(&self.message)
     }
 }
@@ -164,7 +217,7 @@ pub fn read_module_with(
     options: &ReadOptions,
 ) -> Result<crate::ir::Module, ProtoError> {
     let (_, module) = unwrap_module(bytes);
-    module_from_proto(module, options)
+    module_from_proto(module, options).map_err(|e| e.located_in(bytes))
 }
 
 /// Whether a file's bytes are a binary proto rather than HLO text: text

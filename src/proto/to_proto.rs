@@ -39,12 +39,170 @@ fn err<T>(message: impl Into<String>) -> Result<T, ProtoError> {
 
 /// The module as a proto message.
 pub fn module_to_proto(module: &Module) -> Result<HloModuleProto, ProtoError> {
-    Writer::new(module)?.module()
+    let mut sink = Collect::default();
+    let mut p = Writer::new(module)?.module(&mut sink)?;
+    p.computations = sink.done;
+    Ok(p)
 }
 
 /// The module as an encoded `HloModuleProto`.
 pub fn module_to_proto_bytes(module: &Module) -> Result<Vec<u8>, ProtoError> {
-    Ok(module_to_proto(module)?.encode_to_vec())
+    let mut out = Vec::new();
+    write_module_proto(module, &mut out).map_err(|e| match e {
+        WriteError::Proto(e) => e,
+        WriteError::Io(e) => ProtoError::new(e.to_string()),
+    })?;
+    Ok(out)
+}
+
+/// Why a module could not be written as a proto.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The module cannot be said as a proto.
+    Proto(ProtoError),
+    /// The writer failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::Proto(e) => e.fmt(f),
+            WriteError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Writes the module as an encoded `HloModuleProto` to `out`, a
+/// computation at a time: memory is the module's, one computation's
+/// encoded bytes, and one instruction's message. The bytes are those of
+/// [`module_to_proto`]'s message encoded (fields in tag order, each
+/// message's unknown fields last).
+pub fn write_module_proto(module: &Module, out: &mut dyn std::io::Write) -> Result<(), WriteError> {
+    let writer = Writer::new(module).map_err(WriteError::Proto)?;
+    let mut sink = Stream {
+        out,
+        comp: Vec::new(),
+        io: None,
+    };
+    let r = writer.module(&mut sink);
+    if let Some(e) = sink.io.take() {
+        return Err(WriteError::Io(e));
+    }
+    let mut p = r.map_err(WriteError::Proto)?;
+    // Name and entry name (fields 1 and 2) went first, in `start`.
+    p.name.clear();
+    p.entry_computation_name.clear();
+    sink.out
+        .write_all(&p.encode_to_vec())
+        .map_err(WriteError::Io)
+}
+
+/// Where [`Writer::module`] hands each computation and its instructions.
+trait CompSink {
+    /// The module's name and entry name are known.
+    fn start(&mut self, module: &HloModuleProto) -> Result<(), ProtoError>;
+    fn begin_computation(&mut self, name: &str) -> Result<(), ProtoError>;
+    fn instruction(&mut self, ip: &HloInstructionProto) -> Result<(), ProtoError>;
+    /// The computation's other fields (its `instructions` empty).
+    fn end_computation(&mut self, cp: HloComputationProto) -> Result<(), ProtoError>;
+}
+
+/// Builds the whole message ([`module_to_proto`]).
+#[derive(Default)]
+struct Collect {
+    instrs: Vec<HloInstructionProto>,
+    done: Vec<HloComputationProto>,
+}
+
+impl CompSink for Collect {
+    fn start(&mut self, _: &HloModuleProto) -> Result<(), ProtoError> {
+        Ok(())
+    }
+
+    fn begin_computation(&mut self, _: &str) -> Result<(), ProtoError> {
+        Ok(())
+    }
+
+    fn instruction(&mut self, ip: &HloInstructionProto) -> Result<(), ProtoError> {
+        self.instrs.push(ip.clone());
+        Ok(())
+    }
+
+    fn end_computation(&mut self, mut cp: HloComputationProto) -> Result<(), ProtoError> {
+        cp.instructions = std::mem::take(&mut self.instrs);
+        self.done.push(cp);
+        Ok(())
+    }
+}
+
+/// Encodes as it goes ([`write_module_proto`]): a computation's bytes are
+/// its name, each instruction as it comes, then its other fields; the
+/// module's, its name and entry name, the computations, then the rest.
+/// The same bytes as encoding the whole message, as fields go in tag order.
+struct Stream<'w> {
+    out: &'w mut dyn std::io::Write,
+    comp: Vec<u8>,
+    /// The writer's failure, reported as such.
+    io: Option<std::io::Error>,
+}
+
+impl Stream<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), ProtoError> {
+        self.out.write_all(bytes).map_err(|e| {
+            let message = e.to_string();
+            self.io = Some(e);
+            ProtoError::new(message)
+        })
+    }
+}
+
+impl CompSink for Stream<'_> {
+    fn start(&mut self, module: &HloModuleProto) -> Result<(), ProtoError> {
+        let mut head = Vec::new();
+        if !module.name.is_empty() {
+            prost::encoding::string::encode(1, &module.name, &mut head);
+        }
+        if !module.entry_computation_name.is_empty() {
+            prost::encoding::string::encode(2, &module.entry_computation_name, &mut head);
+        }
+        self.write(&head)
+    }
+
+    fn begin_computation(&mut self, name: &str) -> Result<(), ProtoError> {
+        self.comp.clear();
+        if !name.is_empty() {
+            prost::encoding::string::encode(1, &name.to_string(), &mut self.comp);
+        }
+        Ok(())
+    }
+
+    fn instruction(&mut self, ip: &HloInstructionProto) -> Result<(), ProtoError> {
+        prost::encoding::message::encode(2, ip, &mut self.comp);
+        Ok(())
+    }
+
+    fn end_computation(&mut self, mut cp: HloComputationProto) -> Result<(), ProtoError> {
+        cp.name.clear();
+        cp.encode_raw(&mut self.comp);
+        let mut head = Vec::with_capacity(10);
+        prost::encoding::encode_key(3, prost::encoding::WireType::LengthDelimited, &mut head);
+        prost::encoding::encode_varint(self.comp.len() as u64, &mut head);
+        self.write(&head)?;
+        let comp = std::mem::take(&mut self.comp);
+        let r = self.write(&comp);
+        self.comp = comp;
+        r
+    }
+}
+
+/// Sets an instruction's stack frame id to the proto's own, if kept.
+fn set_frame(ip: &mut HloInstructionProto, frame: Option<&i32>) {
+    if let (Some(&id), Some(md)) = (frame, &mut ip.metadata) {
+        md.stack_frame_id = id;
+    }
 }
 
 pub(crate) fn shape_to_proto(s: &Shape) -> ShapeProto {
@@ -373,7 +531,7 @@ impl<'m> Writer<'m> {
         for (id, comp) in m.computations() {
             let order = match comp.proto_instr_order() {
                 Some(order) => order,
-                None if scheduled => comp.sequence().collect::<Vec<_>>(),
+                None if scheduled => comp.schedule(),
                 None => comp.post_order(),
             };
             let mut local = FxMap::default();
@@ -428,7 +586,11 @@ impl<'m> Writer<'m> {
         })
     }
 
-    fn module(&self) -> Result<HloModuleProto, ProtoError> {
+    /// The module as a proto, each computation handed to `sink` as it is
+    /// made (its instructions one by one), so that only one instruction's
+    /// message exists at a time when the sink encodes them. Returns the
+    /// module's own fields, with no computations.
+    fn module(&self, sink: &mut dyn CompSink) -> Result<HloModuleProto, ProtoError> {
         let m = self.module;
         let mut p = HloModuleProto::default();
         // The fields a proto it was read from had and the IR does not model.
@@ -442,8 +604,9 @@ impl<'m> Writer<'m> {
             .ok_or_else(|| ProtoError::new("the module has no entry computation"))?;
         p.entry_computation_name = m.comp(entry).name.to_string();
         p.entry_computation_id = self.comp_ids[&entry];
+        sink.start(&p)?;
         let scheduled = self.scheduled();
-        let fusion_called: Vec<CompId> = m
+        let fusion_called: FxSet<CompId> = m
             .computations()
             .flat_map(|(_, c)| {
                 c.instructions()
@@ -456,37 +619,35 @@ impl<'m> Writer<'m> {
         let (mut instr_ids, wrapped_ids) = self.instruction_ids();
         // The proto's own stack-frame tables, while the IR's are still the
         // ones read: each instruction's frame id in them, if every one has
-        // one.
+        // one (found in a first walk, so that the second can write each
+        // instruction as it is made).
         let proto_frames = m
             .proto_frames
             .as_deref()
             .filter(|f| m.stack_frames.as_ref() == Some(&f.read_as));
-        let reverse: FxMap<i64, i32> = proto_frames
-            .map(|f| {
-                let mut r = FxMap::default();
-                for (k, &new) in f.renumbered.iter().enumerate() {
-                    if new != 0 {
-                        r.entry(new).or_insert(k as i32 + 1);
-                    }
-                }
-                r
-            })
-            .unwrap_or_default();
-        let mut frame_ids: Option<Vec<Vec<i32>>> = proto_frames.map(|_| Vec::new());
+        let frame_ids: Option<Vec<Vec<i32>>> = match proto_frames {
+            Some(f) => self.proto_frame_ids(f, &instr_ids, &wrapped_ids)?,
+            None => None,
+        };
+        let mut frame_lists = frame_ids.as_ref().map(|ids| ids.iter());
+        let mut next_frames = || -> Option<&Vec<i32>> { frame_lists.as_mut()?.next() };
         for id in self.comp_order() {
             // The computations of its async sugar go first (callees first).
             for (w, (order, local)) in self.wrapped.iter().zip(&wrapped_ids) {
                 if w.caller != id {
                     continue;
                 }
+                let frames = next_frames();
                 let mut cp = HloComputationProto::default();
                 cp.name = w.comp.name.to_string();
                 cp.id = w.id;
-                for &i in order {
-                    let ip = self
+                sink.begin_computation(&cp.name)?;
+                for (k, &i) in order.iter().enumerate() {
+                    let mut ip = self
                         .instruction(&w.comp, i, local[&i], local)
                         .map_err(|e| e.context(format!("{}: {}", cp.name, w.comp.instr(i).name)))?;
-                    cp.instructions.push(ip);
+                    set_frame(&mut ip, frames.and_then(|f| f.get(k)));
+                    sink.instruction(&ip)?;
                 }
                 let root = w.comp.root();
                 cp.root_id = local[&root];
@@ -499,11 +660,9 @@ impl<'m> Writer<'m> {
                     seq.instruction_ids = order.iter().map(|i| local[i]).collect();
                     schedule.sequences.insert(w.id, seq);
                 }
-                if let Some(ids) = &mut frame_ids {
-                    ids.push(vec![0; order.len()]);
-                }
-                p.computations.push(cp);
+                sink.end_computation(cp)?;
             }
+            let frames = next_frames();
             let comp = m.comp(id);
             let cid = self.comp_ids[&id];
             let (order, local) = instr_ids.remove(&id).expect("every computation");
@@ -511,8 +670,8 @@ impl<'m> Writer<'m> {
             cp.unknown = comp.proto_unknown_own().to_vec();
             cp.name = comp.name.to_string();
             cp.id = cid;
-            let mut comp_frames = Vec::new();
-            for &i in &order {
+            sink.begin_computation(&cp.name)?;
+            for (k, &i) in order.iter().enumerate() {
                 let mut ip = self
                     .instruction(comp, i, local[&i], &local)
                     .map_err(|e| e.context(format!("{}: {}", comp.name, comp.instr(i).name)))?;
@@ -521,24 +680,8 @@ impl<'m> Writer<'m> {
                         ip.called_computation_ids = vec![self.wrapped[w].id];
                     }
                 }
-                if let (Some(f), Some(_)) = (proto_frames, &frame_ids) {
-                    let printed = ip.metadata.as_ref().map_or(0, |md| md.stack_frame_id);
-                    let orig = comp.proto_frame_id(i).filter(|&o| {
-                        usize::try_from(o - 1)
-                            .ok()
-                            .and_then(|k| f.renumbered.get(k))
-                            == Some(&i64::from(printed))
-                    });
-                    match orig.or_else(|| reverse.get(&i64::from(printed)).copied()) {
-                        _ if printed == 0 => comp_frames.push(0),
-                        Some(o) => comp_frames.push(o),
-                        None => frame_ids = None,
-                    }
-                }
-                cp.instructions.push(ip);
-            }
-            if let Some(ids) = &mut frame_ids {
-                ids.push(comp_frames);
+                set_frame(&mut ip, frames.and_then(|f| f.get(k)));
+                sink.instruction(&ip)?;
             }
             let root = comp
                 .root_opt()
@@ -550,11 +693,13 @@ impl<'m> Writer<'m> {
                 cp.execution_thread = t.to_string();
             }
             if scheduled && !cp.is_fusion_computation {
+                // The schedule, which may differ from the proto's own order
+                // of a module read from one.
                 let mut seq = InstructionSequence::default();
-                seq.instruction_ids = comp.sequence().map(|i| local[&i]).collect();
+                seq.instruction_ids = comp.schedule().iter().map(|i| local[i]).collect();
                 schedule.sequences.insert(cid, seq);
             }
-            p.computations.push(cp);
+            sink.end_computation(cp)?;
         }
         if scheduled {
             p.schedule = Some(schedule);
@@ -593,17 +738,8 @@ impl<'m> Writer<'m> {
         p.input_output_alias = Some(alias);
         p.buffer_donor = Some(donor);
         p.frontend_attributes = Some(fa);
-        let frames_kept = match (proto_frames, frame_ids) {
-            (Some(f), Some(ids)) => {
-                for (cp, ids) in p.computations.iter_mut().zip(ids) {
-                    for (ip, id) in cp.instructions.iter_mut().zip(ids) {
-                        if let Some(md) = &mut ip.metadata {
-                            md.stack_frame_id = id;
-                        }
-                    }
-                }
-                Some(&f.original)
-            }
+        let frames_kept = match (proto_frames, &frame_ids) {
+            (Some(f), Some(_)) => Some(&f.original),
             _ => None,
         };
         if let Some(sf) = frames_kept.or(m.stack_frames.as_ref()) {
@@ -637,6 +773,56 @@ impl<'m> Writer<'m> {
             p.stack_frame_index = Some(idx);
         }
         Ok(p)
+    }
+
+    /// For a module whose stack-frame tables are still the ones read from
+    /// its proto: each instruction's frame id in the proto's own tables,
+    /// per computation in writing order; `None` if one has no such id
+    /// (then the IR's tables are written).
+    #[allow(clippy::type_complexity)]
+    fn proto_frame_ids(
+        &self,
+        f: &crate::ir::ProtoFrames,
+        instr_ids: &FxMap<CompId, (Vec<InstrId>, FxMap<InstrId, i64>)>,
+        wrapped_ids: &[(Vec<InstrId>, FxMap<InstrId, i64>)],
+    ) -> Result<Option<Vec<Vec<i32>>>, ProtoError> {
+        let m = self.module;
+        let mut reverse: FxMap<i64, i32> = FxMap::default();
+        for (k, &new) in f.renumbered.iter().enumerate() {
+            if new != 0 {
+                reverse.entry(new).or_insert(k as i32 + 1);
+            }
+        }
+        let mut out = Vec::new();
+        for id in self.comp_order() {
+            for (w, (order, _)) in self.wrapped.iter().zip(wrapped_ids) {
+                if w.caller == id {
+                    out.push(vec![0; order.len()]);
+                }
+            }
+            let comp = m.comp(id);
+            let (order, local) = &instr_ids[&id];
+            let mut comp_frames = Vec::with_capacity(order.len());
+            for &i in order {
+                let ip = self
+                    .instruction(comp, i, local[&i], local)
+                    .map_err(|e| e.context(format!("{}: {}", comp.name, comp.instr(i).name)))?;
+                let printed = ip.metadata.as_ref().map_or(0, |md| md.stack_frame_id);
+                let orig = comp.proto_frame_id(i).filter(|&o| {
+                    usize::try_from(o - 1)
+                        .ok()
+                        .and_then(|k| f.renumbered.get(k))
+                        == Some(&i64::from(printed))
+                });
+                match orig.or_else(|| reverse.get(&i64::from(printed)).copied()) {
+                    _ if printed == 0 => comp_frames.push(0),
+                    Some(o) => comp_frames.push(o),
+                    None => return Ok(None),
+                }
+            }
+            out.push(comp_frames);
+        }
+        Ok(Some(out))
     }
 
     fn comp_id(&self, c: CompId) -> i64 {
@@ -766,242 +952,255 @@ impl<'m> Writer<'m> {
     }
 
     fn raw_attr(&self, p: &mut HloInstructionProto, key: &str, v: &str) -> Result<(), ProtoError> {
-        let bad = |what: &str| ProtoError::new(format!("attribute {key}={v}: {what}"));
-        let mut c = Cursor::new(v);
-        match key {
-            "metadata" => p.metadata = Some(parse_metadata(v).map_err(|e| bad(&e))?),
-            "frontend_attributes" => p.frontend_attributes = Some(parse_frontend_attributes(v)?),
-            "sharding" => p.sharding = Some(parse_sharding(&mut c).map_err(|e| bad(&e))?),
-            "is_stable" => p.is_stable = v == "true",
-            "largest" => p.largest = v == "true",
-            "k" => p.k = c.int().map_err(|e| bad(&e))?,
-            "is_composite" => p.is_composite = v == "true",
-            "kind" => p.fusion_kind = v.to_string(),
-            "custom_call_has_side_effect" => p.custom_call_has_side_effect = v == "true",
-            "indices_are_sorted" => p.indices_are_sorted = v == "true",
-            "unique_indices" => p.unique_indices = v == "true",
-            "use_global_device_ids" => p.use_global_device_ids = v == "true",
-            "constrain_layout" => p.constrain_layout = v == "true",
-            "is_host_transfer" => p.is_host_transfer = v == "true",
-            "algorithm" if p.opcode == "rng-bit-generator" => {
-                p.rng_algorithm = match v {
-                    "rng_three_fry" => 1,
-                    "rng_philox" => 2,
-                    _ => 0,
-                }
-            }
-            "distribution" => {
-                p.distribution = match v {
-                    "rng_uniform" => 1,
-                    "rng_normal" => 2,
-                    _ => 0,
-                }
-            }
-            "epsilon" => p.epsilon = v.parse::<f32>().map_err(|_| bad("not a float"))?,
-            "feature_index" => p.feature_index = c.int().map_err(|e| bad(&e))?,
-            "channel_id" => p.channel_id = c.int().map_err(|e| bad(&e))?,
-            "feature_group_count" => p.feature_group_count = c.int().map_err(|e| bad(&e))?,
-            "batch_group_count" => p.batch_group_count = c.int().map_err(|e| bad(&e))?,
-            "dynamic_slice_sizes" => p.dynamic_slice_sizes = c.ints().map_err(|e| bad(&e))?,
-            // An in-place collective permute's lists, flattened (its reader
-            // splits them by the operands' shapes).
-            "slice_sizes" if p.opcode.starts_with("collective-permute") => {
-                p.dynamic_slice_sizes = c.int_lists().map_err(|e| bad(&e))?.concat()
-            }
-            "slice_sizes" => p.gather_slice_sizes = c.ints().map_err(|e| bad(&e))?,
-            "exponent_bits" => p.exponent_bits = c.int32().map_err(|e| bad(&e))?,
-            "mantissa_bits" => p.mantissa_bits = c.int32().map_err(|e| bad(&e))?,
-            "num_carries" => p.num_carries = c.int().map_err(|e| bad(&e))?,
-            "is_reverse" => p.is_reverse = boolean(v).map_err(|e| bad(&e))?,
-            "is_associative" => {
-                p.is_associative = if boolean(v).map_err(|e| bad(&e))? {
-                    1
-                } else {
-                    2
-                }
-            }
-            "outfeed_shape" => {
-                let shape = parse_shapes(v).map_err(|e| bad(&e))?;
-                match &shape[..] {
-                    [s] => p.outfeed_shape = Some(shape_to_proto(s)),
-                    _ => return Err(bad("expects one shape")),
-                }
-            }
-            "outfeed_config" => p.outfeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
-            "infeed_config" => p.infeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
-            "has_dynamic_root" => p.has_dynamic_root = boolean(v).map_err(|e| bad(&e))?,
-            "lhs_contracting_dims"
-            | "rhs_contracting_dims"
-            | "lhs_batch_dims"
-            | "rhs_batch_dims" => {
-                let d = p.dot_dimension_numbers.get_or_insert_with(Default::default);
-                let v = c.ints().map_err(|e| bad(&e))?;
-                match key {
-                    "lhs_contracting_dims" => d.lhs_contracting_dimensions = v,
-                    "rhs_contracting_dims" => d.rhs_contracting_dimensions = v,
-                    "lhs_batch_dims" => d.lhs_batch_dimensions = v,
-                    _ => d.rhs_batch_dimensions = v,
-                }
-            }
-            "offset_dims"
-            | "collapsed_slice_dims"
-            | "start_index_map"
-            | "operand_batching_dims"
-            | "start_indices_batching_dims"
-                if p.opcode == "gather" =>
-            {
-                let g = p
-                    .gather_dimension_numbers
-                    .get_or_insert_with(Default::default);
-                let v = c.ints().map_err(|e| bad(&e))?;
-                match key {
-                    "offset_dims" => g.offset_dims = v,
-                    "collapsed_slice_dims" => g.collapsed_slice_dims = v,
-                    "start_index_map" => g.start_index_map = v,
-                    "operand_batching_dims" => g.operand_batching_dims = v,
-                    _ => g.start_indices_batching_dims = v,
-                }
-            }
-            "index_vector_dim" if p.opcode == "gather" => {
-                p.gather_dimension_numbers
-                    .get_or_insert_with(Default::default)
-                    .index_vector_dim = c.int().map_err(|e| bad(&e))?
-            }
-            "update_window_dims"
-            | "inserted_window_dims"
-            | "scatter_dims_to_operand_dims"
-            | "input_batching_dims"
-            | "scatter_indices_batching_dims"
-            | "index_vector_dim" => {
-                let s = p
-                    .scatter_dimension_numbers
-                    .get_or_insert_with(Default::default);
-                if key == "index_vector_dim" {
-                    s.index_vector_dim = c.int().map_err(|e| bad(&e))?;
-                } else {
-                    let v = c.ints().map_err(|e| bad(&e))?;
-                    match key {
-                        "update_window_dims" => s.update_window_dims = v,
-                        "inserted_window_dims" => s.inserted_window_dims = v,
-                        "scatter_dims_to_operand_dims" => s.scatter_dims_to_operand_dims = v,
-                        "input_batching_dims" => s.input_batching_dims = v,
-                        _ => s.scatter_indices_batching_dims = v,
-                    }
-                }
-            }
-            "slice" => p.slice_dimensions = parse_slice(&mut c).map_err(|e| bad(&e))?,
-            "padding" => p.padding_config = Some(parse_padding(v).map_err(|e| bad(&e))?),
-            "window" => p.window = Some(parse_window(v).map_err(|e| bad(&e))?),
-            "source_target_pairs" => {
-                p.source_target_pairs = c
-                    .int_lists()
-                    .map_err(|e| bad(&e))?
-                    .into_iter()
-                    .map(|v| {
-                        let mut st = SourceTarget::default();
-                        st.source = v.first().copied().unwrap_or(0);
-                        st.target = v.get(1).copied().unwrap_or(0);
-                        st
-                    })
-                    .collect()
-            }
-            "replica_groups" => parse_replica_groups(p, v).map_err(|e| bad(&e))?,
-            "operand_layout_constraints" => {
-                let inner = v
-                    .strip_prefix('{')
-                    .and_then(|s| s.strip_suffix('}'))
-                    .ok_or_else(|| bad("expects {...}"))?;
-                let shapes = parse_shapes(inner).map_err(|e| bad(&e))?;
-                p.constrain_layout = true;
-                p.operand_shapes_with_layout = shapes.iter().map(shape_to_proto).collect();
-            }
-            "operand_precision" => {
-                let pc = p.precision_config.get_or_insert_with(Default::default);
-                let names = v.trim_start_matches('{').trim_end_matches('}');
-                pc.operand_precision = names
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(|s| match s.trim() {
-                        "high" => 1,
-                        "highest" => 2,
-                        _ => 0,
-                    })
-                    .collect();
-            }
-            "algorithm" if p.opcode != "rng-bit-generator" => {
-                let pc = p.precision_config.get_or_insert_with(Default::default);
-                pc.algorithm = ALGORITHMS.iter().position(|&a| a == v).unwrap_or(0) as i32;
-            }
-            "parameter_replication" => {
-                let mut r = ParameterReplication::default();
-                r.replicated_at_leaf_buffers = v
-                    .trim_start_matches('{')
-                    .trim_end_matches('}')
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(|s| s.trim() == "true")
-                    .collect();
-                p.parameter_replication = Some(r);
-            }
-            "output_to_operand_aliasing" => {
-                p.output_operand_aliasing = parse_output_aliasing(&mut c).map_err(|e| bad(&e))?
-            }
-            "statistics" => p.statistics_viz = Some(parse_statistics(v).map_err(|e| bad(&e))?),
-            "dim_labels" => {
-                p.convolution_dimension_numbers = Some(parse_dim_labels(v).map_err(|e| bad(&e))?)
-            }
-            "cross_program_prefetch_index" => {
-                let i = c.int().map_err(|e| bad(&e))?;
-                p.cross_program_prefetch_index =
-                    Some(i32::try_from(i).map_err(|_| bad("out of range"))?);
-            }
-            "literal" => p.literal = Some(parse_shaped_literal(v).map_err(|e| bad(&e))?),
-            "schedule" => {
-                p.custom_call_schedule = CUSTOM_CALL_SCHEDULES
-                    .iter()
-                    .position(|&s| s == v)
-                    .ok_or_else(|| bad("unknown schedule"))?
-                    as i32
-            }
-            "origin" => p.original_value = Some(parse_original_value(v).map_err(|e| bad(&e))?),
-            "domain" => parse_domain(p, &mut c).map_err(|e| bad(&e))?,
-            "fft_type" => {
-                p.fft_type = FFT_TYPES
-                    .iter()
-                    .position(|&s| s == v)
-                    .ok_or_else(|| bad("unknown FFT type"))? as i32
-            }
-            "fft_length" => p.fft_length = c.ints().map_err(|e| bad(&e))?,
-            "delta" => p.delta = c.int().map_err(|e| bad(&e))?,
-            "lower" if p.opcode == "cholesky" => {
-                p.cholesky_options
-                    .get_or_insert_with(Default::default)
-                    .lower = v == "true"
-            }
-            "left_side" | "lower" | "unit_diagonal" | "transpose_a" => {
-                let o = p
-                    .triangular_solve_options
-                    .get_or_insert_with(Default::default);
-                match key {
-                    "left_side" => o.left_side = v == "true",
-                    "lower" => o.lower = v == "true",
-                    "unit_diagonal" => o.unit_diagonal = v == "true",
-                    _ => {
-                        o.transpose_a = TRANSPOSES
-                            .iter()
-                            .position(|&s| s == v)
-                            .ok_or_else(|| bad("unknown transpose"))?
-                            as i32
-                    }
-                }
-            }
-            "async_execution_thread" => {
-                p.async_execution_thread = c.string().map_err(|e| bad(&e))?
-            }
-            _ => return err(format!("attribute {key} is not written as a proto yet")),
-        }
-        Ok(())
+        raw_attr(p, key, v)
     }
+}
+
+/// Whether an attribute kept as text (`key=v` of an `opcode`) says
+/// something a proto can hold: the text parser asks this of every
+/// distinct text, so that what it accepts the writer can write (an
+/// attribute this writer does not write yet is not an error here).
+pub(crate) fn check_text_attr(opcode: Opcode, key: &str, v: &str) -> Result<(), String> {
+    let mut p = HloInstructionProto::default();
+    p.opcode = opcode.name().to_string();
+    match raw_attr(&mut p, key, v) {
+        Err(e) if e.message.ends_with("is not written as a proto yet") => Ok(()),
+        Err(e) => Err(e.message),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// An attribute kept as text, into its proto fields.
+fn raw_attr(p: &mut HloInstructionProto, key: &str, v: &str) -> Result<(), ProtoError> {
+    let bad = |what: &str| ProtoError::new(format!("attribute {key}={v}: {what}"));
+    let mut c = Cursor::new(v);
+    match key {
+        "metadata" => p.metadata = Some(parse_metadata(v).map_err(|e| bad(&e))?),
+        "frontend_attributes" => p.frontend_attributes = Some(parse_frontend_attributes(v)?),
+        "sharding" => p.sharding = Some(parse_sharding(&mut c).map_err(|e| bad(&e))?),
+        "is_stable" => p.is_stable = v == "true",
+        "largest" => p.largest = v == "true",
+        "k" => p.k = c.int().map_err(|e| bad(&e))?,
+        "is_composite" => p.is_composite = v == "true",
+        "kind" => p.fusion_kind = v.to_string(),
+        "custom_call_has_side_effect" => p.custom_call_has_side_effect = v == "true",
+        "indices_are_sorted" => p.indices_are_sorted = v == "true",
+        "unique_indices" => p.unique_indices = v == "true",
+        "use_global_device_ids" => p.use_global_device_ids = v == "true",
+        "constrain_layout" => p.constrain_layout = v == "true",
+        "is_host_transfer" => p.is_host_transfer = v == "true",
+        "algorithm" if p.opcode == "rng-bit-generator" => {
+            p.rng_algorithm = match v {
+                "rng_three_fry" => 1,
+                "rng_philox" => 2,
+                _ => 0,
+            }
+        }
+        "distribution" => {
+            p.distribution = match v {
+                "rng_uniform" => 1,
+                "rng_normal" => 2,
+                _ => 0,
+            }
+        }
+        "epsilon" => p.epsilon = v.parse::<f32>().map_err(|_| bad("not a float"))?,
+        "feature_index" => p.feature_index = c.int().map_err(|e| bad(&e))?,
+        "channel_id" => p.channel_id = c.int().map_err(|e| bad(&e))?,
+        "feature_group_count" => p.feature_group_count = c.int().map_err(|e| bad(&e))?,
+        "batch_group_count" => p.batch_group_count = c.int().map_err(|e| bad(&e))?,
+        "dynamic_slice_sizes" => p.dynamic_slice_sizes = c.ints().map_err(|e| bad(&e))?,
+        // An in-place collective permute's lists, flattened (its reader
+        // splits them by the operands' shapes).
+        "slice_sizes" if p.opcode.starts_with("collective-permute") => {
+            p.dynamic_slice_sizes = c.int_lists().map_err(|e| bad(&e))?.concat()
+        }
+        "slice_sizes" => p.gather_slice_sizes = c.ints().map_err(|e| bad(&e))?,
+        "exponent_bits" => p.exponent_bits = c.int32().map_err(|e| bad(&e))?,
+        "mantissa_bits" => p.mantissa_bits = c.int32().map_err(|e| bad(&e))?,
+        "num_carries" => p.num_carries = c.int().map_err(|e| bad(&e))?,
+        "is_reverse" => p.is_reverse = boolean(v).map_err(|e| bad(&e))?,
+        "is_associative" => {
+            p.is_associative = if boolean(v).map_err(|e| bad(&e))? {
+                1
+            } else {
+                2
+            }
+        }
+        "outfeed_shape" => {
+            let shape = parse_shapes(v).map_err(|e| bad(&e))?;
+            match &shape[..] {
+                [s] => p.outfeed_shape = Some(shape_to_proto(s)),
+                _ => return Err(bad("expects one shape")),
+            }
+        }
+        "outfeed_config" => p.outfeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
+        "infeed_config" => p.infeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
+        "has_dynamic_root" => p.has_dynamic_root = boolean(v).map_err(|e| bad(&e))?,
+        "lhs_contracting_dims" | "rhs_contracting_dims" | "lhs_batch_dims" | "rhs_batch_dims" => {
+            let d = p.dot_dimension_numbers.get_or_insert_with(Default::default);
+            let v = c.ints().map_err(|e| bad(&e))?;
+            match key {
+                "lhs_contracting_dims" => d.lhs_contracting_dimensions = v,
+                "rhs_contracting_dims" => d.rhs_contracting_dimensions = v,
+                "lhs_batch_dims" => d.lhs_batch_dimensions = v,
+                _ => d.rhs_batch_dimensions = v,
+            }
+        }
+        "offset_dims"
+        | "collapsed_slice_dims"
+        | "start_index_map"
+        | "operand_batching_dims"
+        | "start_indices_batching_dims"
+            if p.opcode == "gather" =>
+        {
+            let g = p
+                .gather_dimension_numbers
+                .get_or_insert_with(Default::default);
+            let v = c.ints().map_err(|e| bad(&e))?;
+            match key {
+                "offset_dims" => g.offset_dims = v,
+                "collapsed_slice_dims" => g.collapsed_slice_dims = v,
+                "start_index_map" => g.start_index_map = v,
+                "operand_batching_dims" => g.operand_batching_dims = v,
+                _ => g.start_indices_batching_dims = v,
+            }
+        }
+        "index_vector_dim" if p.opcode == "gather" => {
+            p.gather_dimension_numbers
+                .get_or_insert_with(Default::default)
+                .index_vector_dim = c.int().map_err(|e| bad(&e))?
+        }
+        "update_window_dims"
+        | "inserted_window_dims"
+        | "scatter_dims_to_operand_dims"
+        | "input_batching_dims"
+        | "scatter_indices_batching_dims"
+        | "index_vector_dim" => {
+            let s = p
+                .scatter_dimension_numbers
+                .get_or_insert_with(Default::default);
+            if key == "index_vector_dim" {
+                s.index_vector_dim = c.int().map_err(|e| bad(&e))?;
+            } else {
+                let v = c.ints().map_err(|e| bad(&e))?;
+                match key {
+                    "update_window_dims" => s.update_window_dims = v,
+                    "inserted_window_dims" => s.inserted_window_dims = v,
+                    "scatter_dims_to_operand_dims" => s.scatter_dims_to_operand_dims = v,
+                    "input_batching_dims" => s.input_batching_dims = v,
+                    _ => s.scatter_indices_batching_dims = v,
+                }
+            }
+        }
+        "slice" => p.slice_dimensions = parse_slice(&mut c).map_err(|e| bad(&e))?,
+        "padding" => p.padding_config = Some(parse_padding(v).map_err(|e| bad(&e))?),
+        "window" => p.window = Some(parse_window(v).map_err(|e| bad(&e))?),
+        "source_target_pairs" => {
+            p.source_target_pairs = c
+                .int_lists()
+                .map_err(|e| bad(&e))?
+                .into_iter()
+                .map(|v| {
+                    let mut st = SourceTarget::default();
+                    st.source = v.first().copied().unwrap_or(0);
+                    st.target = v.get(1).copied().unwrap_or(0);
+                    st
+                })
+                .collect()
+        }
+        "replica_groups" => parse_replica_groups(p, v).map_err(|e| bad(&e))?,
+        "operand_layout_constraints" => {
+            let inner = v
+                .strip_prefix('{')
+                .and_then(|s| s.strip_suffix('}'))
+                .ok_or_else(|| bad("expects {...}"))?;
+            let shapes = parse_shapes(inner).map_err(|e| bad(&e))?;
+            p.constrain_layout = true;
+            p.operand_shapes_with_layout = shapes.iter().map(shape_to_proto).collect();
+        }
+        "operand_precision" => {
+            let pc = p.precision_config.get_or_insert_with(Default::default);
+            let names = v.trim_start_matches('{').trim_end_matches('}');
+            pc.operand_precision = names
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(|s| match s.trim() {
+                    "high" => 1,
+                    "highest" => 2,
+                    _ => 0,
+                })
+                .collect();
+        }
+        "algorithm" if p.opcode != "rng-bit-generator" => {
+            let pc = p.precision_config.get_or_insert_with(Default::default);
+            pc.algorithm = ALGORITHMS.iter().position(|&a| a == v).unwrap_or(0) as i32;
+        }
+        "parameter_replication" => {
+            let mut r = ParameterReplication::default();
+            r.replicated_at_leaf_buffers = v
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(|s| s.trim() == "true")
+                .collect();
+            p.parameter_replication = Some(r);
+        }
+        "output_to_operand_aliasing" => {
+            p.output_operand_aliasing = parse_output_aliasing(&mut c).map_err(|e| bad(&e))?
+        }
+        "statistics" => p.statistics_viz = Some(parse_statistics(v).map_err(|e| bad(&e))?),
+        "dim_labels" => {
+            p.convolution_dimension_numbers = Some(parse_dim_labels(v).map_err(|e| bad(&e))?)
+        }
+        "cross_program_prefetch_index" => {
+            let i = c.int().map_err(|e| bad(&e))?;
+            p.cross_program_prefetch_index =
+                Some(i32::try_from(i).map_err(|_| bad("out of range"))?);
+        }
+        "literal" => p.literal = Some(parse_shaped_literal(v).map_err(|e| bad(&e))?),
+        "schedule" => {
+            p.custom_call_schedule = CUSTOM_CALL_SCHEDULES
+                .iter()
+                .position(|&s| s == v)
+                .ok_or_else(|| bad("unknown schedule"))? as i32
+        }
+        "origin" => p.original_value = Some(parse_original_value(v).map_err(|e| bad(&e))?),
+        "domain" => parse_domain(p, &mut c).map_err(|e| bad(&e))?,
+        "fft_type" => {
+            p.fft_type = FFT_TYPES
+                .iter()
+                .position(|&s| s == v)
+                .ok_or_else(|| bad("unknown FFT type"))? as i32
+        }
+        "fft_length" => p.fft_length = c.ints().map_err(|e| bad(&e))?,
+        "delta" => p.delta = c.int().map_err(|e| bad(&e))?,
+        "lower" if p.opcode == "cholesky" => {
+            p.cholesky_options
+                .get_or_insert_with(Default::default)
+                .lower = v == "true"
+        }
+        "left_side" | "lower" | "unit_diagonal" | "transpose_a" => {
+            let o = p
+                .triangular_solve_options
+                .get_or_insert_with(Default::default);
+            match key {
+                "left_side" => o.left_side = v == "true",
+                "lower" => o.lower = v == "true",
+                "unit_diagonal" => o.unit_diagonal = v == "true",
+                _ => {
+                    o.transpose_a = TRANSPOSES
+                        .iter()
+                        .position(|&s| s == v)
+                        .ok_or_else(|| bad("unknown transpose"))?
+                        as i32
+                }
+            }
+        }
+        "async_execution_thread" => p.async_execution_thread = c.string().map_err(|e| bad(&e))?,
+        _ => return err(format!("attribute {key} is not written as a proto yet")),
+    }
+    Ok(())
 }
 
 /// A cursor over an attribute's text.
@@ -1515,7 +1714,7 @@ fn parse_replica_groups(p: &mut HloInstructionProto, v: &str) -> PResult<()> {
 }
 
 /// Shapes separated by commas (`f32[2]{0}, (s32[], pred[])`).
-fn parse_shapes(list: &str) -> PResult<Vec<Shape>> {
+pub(crate) fn parse_shapes(list: &str) -> PResult<Vec<Shape>> {
     // Parsed as the parameters of a tiny module's entry layout.
     let text = format!("HloModule m, entry_computation_layout={{({list})->()}}\nENTRY e {{\n  ROOT t = () tuple()\n}}\n");
     let m = crate::text::parse_module(&text, "shapes").map_err(|e| e.to_string())?;

@@ -367,6 +367,9 @@ struct Parser<'a> {
     /// so it stays in cache; names unique across the module is the
     /// verifier's check.
     all_names: FxMap<&'a str, (CompId, InstrId)>,
+    /// The (opcode, key, text) of the window's attributes kept as text
+    /// that have been checked to be writable as a proto.
+    checked_attrs: FxSet<(Opcode, &'a str, &'a str)>,
 }
 
 /// A computation's written signature: (position, name, shape) of each
@@ -405,6 +408,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             instruction_nesting: 0,
             all_names: FxMap::default(),
+            checked_attrs: FxSet::default(),
         }
     }
 
@@ -740,12 +744,10 @@ impl<'a> Parser<'a> {
         if !self.eat(b']')? {
             loop {
                 self.skip_ws()?;
-                if self.eat(b'?')? {
-                    if dynamic.is_empty() {
-                        dynamic = vec![false; dims.len()];
-                    }
-                    dims.push(UNBOUNDED_DIM);
-                    dynamic.push(true);
+                // `dynamic` stays empty (no allocation) until a dynamic
+                // dimension is seen, then holds a flag for every dimension.
+                let (d, is_dyn) = if self.eat(b'?')? {
+                    (UNBOUNDED_DIM, true)
                 } else {
                     let is_dyn = self.b.get(self.pos..self.pos + 2) == Some(b"<=");
                     if is_dyn {
@@ -755,13 +757,14 @@ impl<'a> Parser<'a> {
                     if d < 0 {
                         return self.err("dimension sizes must be non-negative");
                     }
-                    if is_dyn && dynamic.is_empty() {
-                        dynamic = vec![false; dims.len()];
-                    }
-                    dims.push(d);
-                    if !dynamic.is_empty() {
-                        dynamic.push(is_dyn);
-                    }
+                    (d, is_dyn)
+                };
+                if is_dyn && dynamic.is_empty() {
+                    dynamic = vec![false; dims.len()];
+                }
+                dims.push(d);
+                if is_dyn || !dynamic.is_empty() {
+                    dynamic.push(is_dyn);
                 }
                 if self.eat(b']')? {
                     break;
@@ -1934,11 +1937,11 @@ impl<'a> Parser<'a> {
     /// Checks the value of an attribute kept as text, as XLA's parser does
     /// when it reads it.
     fn check_raw_attr(
-        &self,
+        &mut self,
         scope: &Scope,
         instr: &Instruction,
-        key: &str,
-        raw: &str,
+        key: &'a str,
+        raw: &'a str,
         pos: usize,
     ) -> PResult<()> {
         let r = match key {
@@ -1953,7 +1956,17 @@ impl<'a> Parser<'a> {
             }
             _ => Ok(()),
         };
-        r.or_else(|m| self.err_at(pos, m))
+        r.or_else(|m| self.err_at(pos, m))?;
+        // What the text accepts, a proto must hold (each distinct text is
+        // checked once: a large module repeats a few hundred).
+        // (Not replica groups: the text's mesh form with device ids is valid
+        // XLA the writer cannot write yet, a clean error when asked to.)
+        if key != "replica_groups" && !self.checked_attrs.contains(&(instr.opcode, key, raw)) {
+            crate::proto::to_proto::check_text_attr(instr.opcode, key, raw)
+                .or_else(|m| self.err_at(pos, m))?;
+            self.checked_attrs.insert((instr.opcode, key, raw));
+        }
+        Ok(())
     }
 
     /// `operand_layout_constraints={f32[2]{0}, ...}` of a custom call: one
@@ -2753,9 +2766,12 @@ impl ElementBuilder {
             }
             LiteralData::UInt(v) => {
                 let x: u64 = if let Some(stripped) = tok.strip_prefix('-') {
-                    if stripped.bytes().all(|c| c.is_ascii_digit())
-                        && stripped.bytes().any(|c| c != b'0')
-                    {
+                    // `-0` is 0; other negative integers are out of range;
+                    // anything else (`-inf`, `-1.5`) is no integer at all.
+                    if stripped.is_empty() || !stripped.bytes().all(|c| c.is_ascii_digit()) {
+                        return Err(format!("expects an unsigned integer, but sees {tok}"));
+                    }
+                    if stripped.bytes().any(|c| c != b'0') {
                         return Err(format!(
                             "value {tok} is out of range for literal's primitive type {}",
                             ty.name().to_uppercase()

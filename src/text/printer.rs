@@ -224,7 +224,7 @@ impl Printer<'_, '_> {
         }
         self.out.push_str(" {\n");
         let order = if self.module_is_scheduled() {
-            comp.sequence().collect()
+            comp.schedule()
         } else {
             comp.post_order()
         };
@@ -397,7 +397,9 @@ pub fn looks_like_json_object(s: &str) -> bool {
     if b.first() != Some(&b'{') {
         return false;
     }
-    let mut depth = 0i64;
+    // Brackets of every kind balanced outside strings, as the parser's raw
+    // values must be (an unbalanced `]` inside would not read back).
+    let mut open: Vec<u8> = Vec::new();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -410,11 +412,18 @@ pub fn looks_like_json_object(s: &str) -> bool {
                     i += 1;
                 }
             }
-            b'{' => depth += 1,
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i == b.len() - 1;
+            c @ (b'{' | b'[' | b'(') => open.push(c),
+            c @ (b'}' | b']' | b')') => {
+                let want = match c {
+                    b'}' => b'{',
+                    b']' => b'[',
+                    _ => b'(',
+                };
+                if open.pop() != Some(want) {
+                    return false;
+                }
+                if open.is_empty() {
+                    return c == b'}' && i == b.len() - 1;
                 }
             }
             _ => {}

@@ -1,0 +1,638 @@
+//! Regression tests of issue 11's reproducers (`tests/data/reliability/NN-*`,
+//! copied from `../shared/reliability/`): each gives a clean error (exit 1,
+//! a message that says where, nothing written) or output that parses back,
+//! as its class says. Big inputs are generated here, not committed.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn hlo_opt() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hlo-opt"))
+}
+
+fn rel(case: &str, file: &str) -> PathBuf {
+    let dir = std::fs::read_dir(data("reliability"))
+        .expect("tests/data/reliability")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(case))
+        .unwrap_or_else(|| panic!("no reproducer folder {case}-*"));
+    dir.join(file)
+}
+
+fn text(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
+/// Runs `hlo-opt args... input -o <tmp>/out.<ext>` and checks a clean
+/// failure: exit 1 (not a panic's 101 or an abort), `wanted` in the
+/// message, and no output file. Returns the message.
+fn refuses(args: &[&str], input: &Path, wanted: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("out.hlo");
+    let out = hlo_opt()
+        .args(args)
+        .arg(input)
+        .arg("-o")
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    let msg = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{}: {msg}", input.display());
+    for w in wanted {
+        assert!(
+            msg.contains(w),
+            "{}: wanted {w:?} in: {msg}",
+            input.display()
+        );
+    }
+    assert!(!msg.contains("panicked"), "{msg}");
+    assert!(!out_path.exists(), "an output was written");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+    msg
+}
+
+fn eval(args: &[&str], input: &Path) -> Output {
+    hlo_opt()
+        .arg("eval")
+        .args(args)
+        .arg(input)
+        .output()
+        .unwrap()
+}
+
+/// The module printed by `hlo-opt args input`, checked to read back and
+/// print as itself.
+fn output_parses_back(args: &[&str], input: &Path) -> String {
+    let out = hlo_opt().args(args).arg(input).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    let mut child = hlo_opt()
+        .args(["--passes", "", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(printed.as_bytes())
+        .unwrap();
+    let again = child.wait_with_output().unwrap();
+    assert!(
+        again.status.success(),
+        "the output does not parse back: {}\n{printed}",
+        text(&again.stderr)
+    );
+    assert_eq!(text(&again.stdout), printed, "not a fixed point");
+    printed
+}
+
+#[test]
+fn r01_recursive_computations_are_refused_by_the_text_verifier() {
+    for f in ["rec_call.hlo", "rec_while.hlo"] {
+        let p = rel("01", f);
+        for args in [&["--passes", ""][..], &["--all-computations"][..]] {
+            refuses(
+                args,
+                &p,
+                &["calls itself through computation body", ".hlo:"],
+            );
+        }
+        let out = eval(&[], &p);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("calls itself"));
+    }
+}
+
+#[test]
+fn r02_scheduled_modules_schedule_new_instructions_before_their_users() {
+    let printed = output_parses_back(&[], &rel("02", "sched_gelu.hlo"));
+    let pos = |s: &str| printed.find(s).unwrap_or_else(|| panic!("{s}: {printed}"));
+    assert!(pos("constant = s32[] constant(8)") < pos("custom-call = f32[8]"));
+    assert!(pos("custom-call = f32[8]") < pos("ROOT n = "));
+    // Unmutated corpus modules that hit it.
+    for f in ["softmax_upcast_bf16.opt.hlo", "mha_fwd_f32.opt.hlo"] {
+        output_parses_back(&["--all-computations"], &data(&format!("corpus/{f}")));
+    }
+}
+
+#[test]
+fn r03_scatter_window_dims_out_of_order_are_refused() {
+    let p = rel("03", "scatter_dims.hlo");
+    refuses(&["--passes", ""], &p, &["update_window_dims", ":12:8:"]);
+    let out = eval(&[], &p);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("increasing order"));
+}
+
+#[test]
+fn r04_a_huge_index_operand_is_refused_naming_the_limit() {
+    for (f, pass) in [
+        ("softmax_2p40.hlo", "legalize-softmax"),
+        ("softmax_2p62.hlo", "legalize-softmax"),
+        ("topk_2p40.hlo", "legalize-topk"),
+        ("topk_2p62.hlo", "legalize-topk"),
+    ] {
+        refuses(
+            &[],
+            &rel("04", f),
+            &[pass, "instruction", "limit of 16777216 elements"],
+        );
+    }
+}
+
+fn nest(depth: usize) -> String {
+    let mut s = String::from(
+        "HloModule nest\n\nc0 {\n  q0 = f32[] parameter(0)\n  ROOT m0 = f32[] negate(q0)\n}\n\n",
+    );
+    for i in 1..depth {
+        s.push_str(&format!(
+            "c{i} {{\n  q{i} = f32[] parameter(0)\n  ROOT m{i} = f32[] call(q{i}), to_apply=c{}\n}}\n\n",
+            i - 1
+        ));
+    }
+    s.push_str(&format!(
+        "ENTRY e {{\n  z = f32[] parameter(0)\n  ROOT r = f32[] call(z), to_apply=c{}\n}}\n",
+        depth - 1
+    ));
+    s
+}
+
+#[test]
+fn r05_deeply_nested_calls_are_a_clean_eval_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("nest_5000.hlo");
+    std::fs::write(&p, nest(5000)).unwrap();
+    let out = eval(&[], &p);
+    let msg = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{msg}");
+    assert!(msg.contains("nested more than 200 deep"), "{msg}");
+    assert!(msg.contains("instruction m4801"), "{msg}");
+    // The passes and the printer cope, as before.
+    let out = hlo_opt()
+        .args(["--all-computations"])
+        .arg(&p)
+        .arg("-o")
+        .arg(dir.path().join("o.hlo"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // 150 deep evaluates.
+    std::fs::write(&p, nest(150)).unwrap();
+    let out = eval(&[], &p);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn r06_dangling_and_cyclic_stack_frames_are_refused() {
+    refuses(
+        &["--passes", ""],
+        &rel("06", "sf_dangling.hlo"),
+        &["StackFrames entry 1", "file_location_id=99"],
+    );
+    refuses(
+        &["--passes", ""],
+        &rel("06", "sf_cycle.hlo"),
+        &["StackFrames entry 1", "cycle"],
+    );
+    // The other values the probe tried.
+    let base = read(&rel("06", "sf_dangling.hlo"));
+    for (from, to) in [
+        ("file_location_id=1 ", "file_location_id=-1 "),
+        ("parent_frame_id=1", "parent_frame_id=0"),
+        ("parent_frame_id=1", "parent_frame_id=-5"),
+        ("stack_frame_id=1", "stack_frame_id=7"),
+    ] {
+        let fixed = base.replace("file_location_id=99", "file_location_id=1");
+        let bad = fixed.replace(from, to);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sf.hlo");
+        std::fs::write(&p, bad).unwrap();
+        refuses(&["--passes", ""], &p, &["invalid module"]);
+    }
+}
+
+#[test]
+fn r07_the_proto_reader_refuses_what_the_text_reader_refuses() {
+    for (f, why) in [
+        ("fusion_nocalls.pb", "attribute calls is expected"),
+        ("convert_no_operand.pb", "convert expects 1 operands"),
+        ("layout_empty.pb", "0 minor-to-major entries for rank 2"),
+        ("reduce_no_to_apply.pb", "attribute to_apply is expected"),
+    ] {
+        refuses(
+            &["--all-computations"],
+            &rel("07", f),
+            &[why, "instruction"],
+        );
+    }
+    output_parses_back(&[], &rel("07", "fusion.hlo"));
+}
+
+#[test]
+fn r08_names_the_text_cannot_spell_are_refused() {
+    for f in [
+        "name_quote.pb",
+        "name_ctrl.pb",
+        "comp_name_star.pb",
+        "comp_name_backslash.pb",
+    ] {
+        refuses(&["--passes", ""], &rel("08", f), &["the text cannot spell"]);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn r09_a_failed_write_to_stderr_or_a_closed_stdout_is_exit_1() {
+    let m = data("corpus/nrn_softmax_fwd_bwd_f32.hlo");
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full");
+    let Ok(_) = full() else { return };
+    for args in [
+        &["--report", "-o", "/dev/null"][..],
+        &["--check-numerics", "-o", "/dev/null"][..],
+        &["-v", "-o", "/dev/null"][..],
+    ] {
+        let out = hlo_opt()
+            .args(args)
+            .arg(&m)
+            .stderr(full().unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+    }
+    let out = hlo_opt()
+        .arg("no_such_file.hlo")
+        .stderr(full().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // EPIPE on stderr: the reader is gone before the child starts.
+    let mut fds = [0; 2];
+    // SAFETY: pipe(2) fills the two descriptors; the read end is closed
+    // at once and the write end handed to the child as an owned file.
+    let write_end = unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+        libc::close(fds[0]);
+        <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fds[1])
+    };
+    let out = hlo_opt()
+        .args(["--report", "-v", "-o", "/dev/null"])
+        .arg(&m)
+        .stderr(write_end)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    // A closed standard output.
+    use std::os::unix::process::CommandExt;
+    let mut cmd = hlo_opt();
+    cmd.arg(&m).stderr(Stdio::piped());
+    // SAFETY: close(2) between fork and exec touches no shared state.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::close(1);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("standard output is closed"));
+    // `>/dev/null` is not closed.
+    let out = hlo_opt()
+        .arg(&m)
+        .stdout(std::fs::File::create("/dev/null").unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+}
+
+/// `N` negates in a chain: the probe's generator (`gen_chain.py`).
+fn chain(n: usize) -> String {
+    let mut s = String::from("HloModule chain\n\nENTRY e {\n  x0 = f32[4] parameter(0)\n");
+    for i in 1..n {
+        s.push_str(&format!("  x{i} = f32[4] negate(x{})\n", i - 1));
+    }
+    s.push_str(&format!("  ROOT r = f32[4] negate(x{})\n}}\n", n - 1));
+    s
+}
+
+#[test]
+fn r10_the_streamed_proto_is_the_message_encoded() {
+    let text = chain(20_000);
+    let m = hlo_opt::text::parse_module(&text, "chain").unwrap();
+    let streamed = hlo_opt::proto::module_to_proto_bytes(&m).unwrap();
+    use prost::Message;
+    let whole = hlo_opt::proto::module_to_proto(&m).unwrap().encode_to_vec();
+    assert_eq!(streamed, whole);
+    for f in ["corpus/softmax_vjp_f32.pb", "corpus/mha_fwd_f32.opt.pb"] {
+        let bytes = std::fs::read(data(f)).unwrap();
+        let m = hlo_opt::proto::read_module(&bytes).unwrap();
+        let whole = hlo_opt::proto::module_to_proto(&m).unwrap().encode_to_vec();
+        assert_eq!(
+            hlo_opt::proto::module_to_proto_bytes(&m).unwrap(),
+            whole,
+            "{f}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn r11_a_dangling_symlink_is_followed_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("link.hlo");
+    std::os::unix::fs::symlink("newtarget.hlo", &link).unwrap();
+    let input = data("corpus/nrn_topk_f32.hlo");
+    let out = hlo_opt()
+        .args(["--passes", ""])
+        .arg(&input)
+        .arg("-o")
+        .arg(&link)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(read(&dir.path().join("newtarget.hlo")), read(&input));
+    // A chain of links, the last dangling, relative to each link's folder.
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::os::unix::fs::symlink("sub/hop.hlo", dir.path().join("first.hlo")).unwrap();
+    std::os::unix::fs::symlink("../last.hlo", dir.path().join("sub/hop.hlo")).unwrap();
+    let out = hlo_opt()
+        .args(["--passes", ""])
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.path().join("first.hlo"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(read(&dir.path().join("last.hlo")), read(&input));
+    // Into a folder that does not exist: an error, the link kept.
+    let bad = dir.path().join("bad.hlo");
+    std::os::unix::fs::symlink("nodir/t.hlo", &bad).unwrap();
+    let out = hlo_opt()
+        .args(["--passes", ""])
+        .arg(&input)
+        .arg("-o")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(std::fs::symlink_metadata(&bad)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+#[test]
+fn r12_bounded_dynamic_dimensions_survive_a_round_trip() {
+    for f in ["dyn_first.hlo", "dyn_two.hlo"] {
+        let p = rel("12", f);
+        assert_eq!(output_parses_back(&["--passes", ""], &p), read(&p));
+    }
+    output_parses_back(&["--passes", ""], &rel("12", "from_proto_dyn_flag.pb"));
+}
+
+#[cfg(unix)]
+#[test]
+fn r13_sigterm_and_sigint_during_a_write_remove_the_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.hlo");
+    std::fs::write(&input, chain(600_000)).unwrap();
+    let out_dir = dir.path().join("d");
+    std::fs::create_dir(&out_dir).unwrap();
+    for (sig, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+        let mut caught = false;
+        for _attempt in 0..5 {
+            let mut child = hlo_opt()
+                .args(["--passes", ""])
+                .arg(&input)
+                .arg("-o")
+                .arg(out_dir.join("out.hlo"))
+                .spawn()
+                .unwrap();
+            // Wait for the temporary file, then signal.
+            let start = std::time::Instant::now();
+            let mut seen = false;
+            while start.elapsed() < std::time::Duration::from_secs(60) {
+                if std::fs::read_dir(&out_dir).unwrap().any(|e| {
+                    e.unwrap()
+                        .file_name()
+                        .to_string_lossy()
+                        .starts_with(".hlo-opt-")
+                }) {
+                    seen = true;
+                    break;
+                }
+                if child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            if seen {
+                // SAFETY: kill(2) on our own child's pid.
+                unsafe {
+                    libc::kill(child.id() as libc::pid_t, sig);
+                }
+            }
+            let status = child.wait().unwrap();
+            let _ = std::fs::remove_file(out_dir.join("out.hlo"));
+            let left: Vec<String> = std::fs::read_dir(&out_dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert!(left.is_empty(), "left behind after signal {sig}: {left:?}");
+            if seen && status.code() == Some(code) {
+                caught = true;
+                break;
+            }
+        }
+        assert!(caught, "signal {sig} never arrived during a write");
+    }
+}
+
+#[test]
+fn r14_reduce_dimensions_out_of_range_are_refused() {
+    refuses(
+        &[],
+        &rel("14", "softmax_reduce_dim.hlo"),
+        &[
+            "reduce dimensions: dimension 5 is out of range for rank 2",
+            ":23:3:",
+        ],
+    );
+    refuses(
+        &[],
+        &rel("14", "softmax_vjp_reduce_dim.hlo"),
+        &["instruction reduce_sum.21", "out of range"],
+    );
+    // The other attributes of the sweep.
+    let base = read(&rel("14", "softmax_reduce_dim.hlo"));
+    let dir = tempfile::tempdir().unwrap();
+    for (from, to) in [
+        ("dimensions={5}", "dimensions={0,0}"),
+        ("dimensions={5}", "dimensions={-1}"),
+        ("dimensions={5}", "dimensions={1099511627776}"),
+        (
+            "mxb = f32[4,8] broadcast(mx), dimensions={0}",
+            "mxb = f32[4,8] broadcast(mx), dimensions={99}",
+        ),
+    ] {
+        let p = dir.path().join("m.hlo");
+        std::fs::write(&p, base.replace(from, to)).unwrap();
+        refuses(&[], &p, &["invalid module"]);
+    }
+}
+
+#[test]
+fn r15_malformed_literals_and_entry_layouts_are_refused() {
+    refuses(
+        &["--passes", ""],
+        &rel("15", "int_neg_inf.hlo"),
+        &["expects an unsigned integer, but sees -inf", ":4:26:"],
+    );
+    refuses(
+        &["--passes", ""],
+        &rel("15", "entry_layout_mismatch.hlo"),
+        &["entry_computation_layout: 0 parameters, but the entry computation e has 2"],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for (lit, why) in [
+        ("u32[2] constant({-inf, 5})", "expects an unsigned integer"),
+        ("u8[] constant(-1.5)", "expects an unsigned integer"),
+        ("u16[] constant(-3)", "out of range"),
+    ] {
+        let p = dir.path().join("c.hlo");
+        std::fs::write(
+            &p,
+            format!("HloModule m\n\nENTRY e {{\n  ROOT c = {lit}\n}}\n"),
+        )
+        .unwrap();
+        refuses(&["--passes", ""], &p, &[why]);
+    }
+}
+
+#[test]
+fn r16_eval_parameter_errors_name_the_file_and_the_parameter() {
+    for (f, why) in [
+        ("param_c64.hlo", "element type c64 is not supported"),
+        ("param_1e5x1e5.hlo", "exceeds the interpreter's limit"),
+    ] {
+        let p = rel("16", f);
+        let out = eval(&[], &p);
+        let msg = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{msg}");
+        assert!(msg.contains(&*p.to_string_lossy()), "{msg}");
+        assert!(msg.contains("instruction x: parameter 0: "), "{msg}");
+        assert!(msg.contains(why), "{msg}");
+    }
+}
+
+#[test]
+fn r17_an_element_count_past_the_s32_count_is_refused() {
+    refuses(
+        &[],
+        &rel("17", "gelu_big.hlo"),
+        &["legalize-intrinsics", "instruction g", "2^31-1"],
+    );
+}
+
+#[test]
+fn r18_a_proto_shape_without_a_layout_prints_a_fixed_point() {
+    let printed = output_parses_back(&["--passes", ""], &rel("18", "no_layout.pb"));
+    assert!(printed.contains("f32[64,512]{1,0} convert("), "{printed}");
+}
+
+#[test]
+fn proto_decode_errors_name_the_message_path_and_the_byte_offset() {
+    let bytes = std::fs::read(data("corpus/softmax_vjp_f32.pb")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.pb");
+    let mut located = 0;
+    // Bytes set to 0xff one at a time, well inside the module: every decode
+    // error says where.
+    for at in (bytes.len() / 4..bytes.len() * 3 / 4).step_by(97) {
+        let mut b = bytes.clone();
+        b[at] = 0xff;
+        let Err(e) = hlo_opt::proto::read_module(&b) else {
+            continue;
+        };
+        if e.message.contains("malformed") || e.message.contains("truncated") {
+            assert!(e.offset.is_some(), "no offset: {e}");
+            assert!(e.path.starts_with("HloModuleProto"), "no path: {e}");
+            located += 1;
+            if located == 1 {
+                std::fs::write(&p, &b).unwrap();
+                let msg = refuses(&["--passes", ""], &p, &["at byte", "HloModuleProto."]);
+                assert!(msg.contains("bad.pb: error: at byte"), "{msg}");
+            }
+        }
+    }
+    assert!(located > 0, "no decode error was provoked");
+}
+
+#[test]
+fn an_integer_topk_is_a_contract_violation_and_left_alone_without_the_checks() {
+    let p = data("../golden/legalize-topk/s32_input_is_left_alone.hlo");
+    refuses(
+        &[],
+        &p,
+        &["HOC029", "EVRF013", "resolution: convert the input"],
+    );
+    let out = hlo_opt()
+        .arg("--no-contract-checks")
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("custom_call_target=\"AwsNeuronTopK\""));
+}
+
+#[test]
+fn fuzz_an_attribute_a_proto_cannot_hold_is_refused_by_the_text_parser() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("m.hlo");
+    std::fs::write(
+        &p,
+        "HloModule m\n\nENTRY e {\n  x = f32[4] parameter(0), metadata={u8op_name=\"x\"}\n  ROOT n = f32[4] negate(x)\n}\n",
+    )
+    .unwrap();
+    refuses(
+        &["--passes", ""],
+        &p,
+        &["unknown metadata field u8op_name", ":4:"],
+    );
+}
+
+#[test]
+fn fuzz_a_proto_with_layout_constraints_for_missing_operands_is_refused() {
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/proto_layout_constraints_no_operand.pb"),
+        &["Expected 0 operand layout constraints, 1 given"],
+    );
+}
+
+#[test]
+fn fuzz_a_proto_with_two_computations_of_one_name_is_refused() {
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/proto_duplicate_computation_name.pb"),
+        &["computation name fused_computation.8 is not unique in the module"],
+    );
+}
+
+#[test]
+fn fuzz_a_backend_config_with_unbalanced_brackets_prints_quoted() {
+    output_parses_back(
+        &["--passes", ""],
+        &data("fuzz_regressions/proto_backend_config_unbalanced.pb"),
+    );
+}
