@@ -4,13 +4,15 @@
 //! prints back byte for byte. The ones passes and the verifier need are
 //! typed ([`AttrValue`]); every other one keeps its text exactly.
 
+pub use super::attrs::{
+    ApiVersion, AttrValue, ComparisonDirection, ComparisonType,
+};
 use super::literal::Literal;
 use super::opcode::Opcode;
 use super::shape::Shape;
 use super::shared_str::SharedStr;
 use super::{CompId, InstrId};
 use smallvec::SmallVec;
-use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 /// Operand and user lists: nearly all have at most four entries, which
@@ -150,98 +152,6 @@ pub fn attr_key(key: &str) -> SharedStr {
         .position(|&k| k == key)
         .and_then(|i| SharedStr::slice(&keys.buf, keys.starts[i], keys.starts[i] + key.len()))
         .unwrap_or_else(|| SharedStr::from(key))
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum AttrValue {
-    /// Text printed exactly as read.
-    Raw(SharedStr),
-    Int(i64),
-    /// `{1,0}`
-    Ints(Box<[i64]>),
-    Comp(CompId),
-    /// `{%a, %b}`
-    Comps(Box<[CompId]>),
-    /// A quoted string, kept decoded (`custom_call_target`).
-    Str(SharedStr),
-    /// `backend_config`, kept decoded; see [`crate::text::printer`] for how
-    /// it prints.
-    BackendConfig(SharedStr),
-    Direction(ComparisonDirection),
-    CompareType(ComparisonType),
-    ApiVersion(ApiVersion),
-    /// `entry_computation_layout={(...)->...}` in the module header.
-    ProgramShape(Box<super::module::ProgramShape>),
-}
-
-macro_rules! text_enum {
-    ($(#[$m:meta])* $ty:ident { $($variant:ident => $name:expr,)* }) => {
-        $(#[$m])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum $ty { $($variant,)* }
-
-        impl $ty {
-            pub const ALL: &'static [$ty] = &[$($ty::$variant,)*];
-            pub fn name(self) -> &'static str {
-                match self { $($ty::$variant => $name,)* }
-            }
-            pub fn from_name(s: &str) -> Option<$ty> {
-                match s { $($name => Some($ty::$variant),)* _ => None }
-            }
-        }
-
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-    };
-}
-
-text_enum!(
-    /// `direction=` of a compare.
-    ComparisonDirection {
-        Eq => "EQ",
-        Ne => "NE",
-        Ge => "GE",
-        Gt => "GT",
-        Le => "LE",
-        Lt => "LT",
-    }
-);
-
-text_enum!(
-    /// `type=` of a compare.
-    ComparisonType {
-        Float => "FLOAT",
-        TotalOrder => "TOTALORDER",
-        Signed => "SIGNED",
-        Unsigned => "UNSIGNED",
-    }
-);
-
-text_enum!(
-    /// `api_version=` of a custom call (`CustomCallApiVersion`).
-    ApiVersion {
-        Unspecified => "API_VERSION_UNSPECIFIED",
-        Original => "API_VERSION_ORIGINAL",
-        StatusReturning => "API_VERSION_STATUS_RETURNING",
-        StatusReturningUnified => "API_VERSION_STATUS_RETURNING_UNIFIED",
-        TypedFfi => "API_VERSION_TYPED_FFI",
-    }
-);
-
-impl ComparisonType {
-    /// The type a compare of this element type has when none is written.
-    pub fn default_for(ty: super::PrimitiveType) -> ComparisonType {
-        if ty.is_float() || ty.is_complex() {
-            ComparisonType::Float
-        } else if ty.is_signed_int() {
-            ComparisonType::Signed
-        } else {
-            ComparisonType::Unsigned
-        }
-    }
 }
 
 impl Instruction {

@@ -9,6 +9,7 @@
 //! [`Computation::replace_all_uses`], [`Module::replace_instruction`] and
 //! the dead-code removers; [`verify`] checks the invariants.
 
+pub mod attrs;
 pub mod computation;
 pub mod instruction;
 pub mod literal;

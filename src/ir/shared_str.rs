@@ -34,6 +34,19 @@ impl SharedStr {
         })
     }
 
+    /// The part `start..end` of this string (byte offsets into it), sharing
+    /// its buffer; an empty string if the range is not one of it.
+    pub fn sub(&self, start: usize, end: usize) -> SharedStr {
+        if start > end || self.as_str().get(start..end).is_none() {
+            return SharedStr::default();
+        }
+        SharedStr {
+            buf: Arc::clone(&self.buf),
+            start: self.start + start as u32,
+            len: (end - start) as u32,
+        }
+    }
+
     /// Where this string starts in `buf`, if it is a slice of it.
     pub fn offset_in(&self, buf: &Arc<String>) -> Option<usize> {
         Arc::ptr_eq(&self.buf, buf).then_some(self.start as usize)

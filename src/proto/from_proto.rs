@@ -2658,7 +2658,7 @@ fn debug_attributes_table(
                 return None;
             }
             Some(debug_attributes::DebugAttributeSet {
-                log_mode: debug_attributes::LogMode::from_proto(d.log_mode)?,
+                log_mode: debug_attributes::LogMode::from_number(d.log_mode)?,
                 callback_id: d.callback_id,
                 op_id: d.op_id,
                 partitioned: d.partitioned,

@@ -2064,7 +2064,7 @@ fn parse_debug_attributes(v: &str) -> Result<Vec<DebugAttributeTableEntryProto>,
                     .into_iter()
                     .map(|d| {
                         DebugAttributesProto::new(DebugAttributesProtoFields {
-                            log_mode: d.log_mode.to_proto(),
+                            log_mode: d.log_mode.number(),
                             callback_id: d.callback_id,
                             op_id: d.op_id,
                             partitioned: d.partitioned,

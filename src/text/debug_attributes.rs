@@ -14,71 +14,7 @@
 use super::blank_len;
 use super::number::{c_escape, c_unescape};
 
-/// `log_mode=`: XLA's `DebugAttributesProto.DebugLogModeProto`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LogMode {
-    #[default]
-    None,
-    Default,
-    FusionDebugger,
-    NoFusion,
-    Guaranteed,
-}
-
-impl LogMode {
-    const ALL: [LogMode; 5] = [
-        LogMode::None,
-        LogMode::Default,
-        LogMode::FusionDebugger,
-        LogMode::NoFusion,
-        LogMode::Guaranteed,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            LogMode::None => "none",
-            LogMode::Default => "default",
-            LogMode::FusionDebugger => "fusion_debugger",
-            LogMode::NoFusion => "no_fusion",
-            LogMode::Guaranteed => "guaranteed",
-        }
-    }
-
-    /// The mode of a proto's enum value, if it is one this crate knows.
-    pub fn from_proto(v: i32) -> Option<LogMode> {
-        Self::ALL.into_iter().find(|m| m.to_proto() == v)
-    }
-
-    pub fn to_proto(self) -> i32 {
-        self as i32
-    }
-
-    fn from_name(name: &str) -> Option<LogMode> {
-        let name = name.to_ascii_lowercase();
-        Self::ALL.into_iter().find(|m| m.name() == name)
-    }
-}
-
-/// One key of the table: an original array (`{"name"}` or
-/// `{"name" {1,0}}`) and its attribute sets.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DebugAttributeEntry {
-    pub instruction_name: String,
-    pub shape_index: Vec<i64>,
-    pub sets: Vec<DebugAttributeSet>,
-}
-
-/// `{log_mode=...,callback_id=...,op_id=...,partitioned=...,operands_sharding="..."}`;
-/// a field left out is at its default. `operands_sharding` appears in no
-/// XLA text we have; here it is a quoted string.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DebugAttributeSet {
-    pub log_mode: LogMode,
-    pub callback_id: i64,
-    pub op_id: i64,
-    pub partitioned: bool,
-    pub operands_sharding: String,
-}
+pub use crate::ir::attrs::{DebugAttributeEntry, DebugAttributeSet, LogMode};
 
 /// Reads the value of `debug_attributes=` (from its `{`). An error gives
 /// the byte offset into `s` where reading stopped, and what it expected.

@@ -1,5 +1,6 @@
 //! HLO text: the parser and the printer.
 
+pub mod attrs;
 pub mod checks;
 pub mod debug_attributes;
 pub mod error;

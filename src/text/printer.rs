@@ -328,19 +328,11 @@ impl Printer<'_, '_> {
     }
 
     fn attr_value(&mut self, value: &AttrValue) {
+        if super::attrs::print(value, self.out) {
+            return;
+        }
         match value {
             AttrValue::Raw(s) => self.out.push_str(s),
-            AttrValue::Int(v) => push_int(self.out, *v),
-            AttrValue::Ints(v) => {
-                self.out.push('{');
-                for (i, x) in v.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
-                    }
-                    push_int(self.out, *x);
-                }
-                self.out.push('}');
-            }
             AttrValue::Comp(c) => {
                 let name = &self.module.comp(*c).name;
                 self.name(name);
@@ -356,7 +348,6 @@ impl Printer<'_, '_> {
                 }
                 self.out.push('}');
             }
-            AttrValue::Str(s) => self.quoted(s),
             AttrValue::BackendConfig(s) => {
                 if looks_like_json_object(s) {
                     self.out.push_str(s);
@@ -364,10 +355,8 @@ impl Printer<'_, '_> {
                     self.quoted(s);
                 }
             }
-            AttrValue::Direction(d) => self.out.push_str(d.name()),
-            AttrValue::CompareType(t) => self.out.push_str(t.name()),
-            AttrValue::ApiVersion(v) => self.out.push_str(v.name()),
             AttrValue::ProgramShape(p) => program_shape(p, self.out),
+            _ => {}
         }
     }
 }
