@@ -9,7 +9,7 @@ use hlo_opt::interp::array::{Array, Data, Value};
 use hlo_opt::interp::check::{run_checked, CheckConfig, CheckError, PassCheck};
 use hlo_opt::interp::collective::{random_device_inputs, topology};
 use hlo_opt::interp::{evaluate, evaluate_devices, Topology};
-use hlo_opt::ir::{AttrValue, Module, Opcode};
+use hlo_opt::ir::{Module, Opcode};
 use hlo_opt::passes::{Pass, PassContext, PassError, PassOptions};
 use hlo_opt::text::parse_module;
 use std::path::Path;
@@ -420,7 +420,14 @@ impl Pass for PlantAllReduceGroups {
         let id = comp.find("all-reduce").expect("fsdp's all-reduce");
         let instr = comp.instr_mut(id);
         assert_eq!(instr.opcode, Opcode::AllReduce);
-        instr.set_attr("replica_groups", AttrValue::Raw(self.groups.into()));
+        let groups = hlo_opt::text::attrs::read(
+            "replica_groups",
+            Some(Opcode::AllReduce),
+            &self.groups.into(),
+        )
+        .expect("planted groups read")
+        .expect("replica_groups is typed");
+        instr.set_attr("replica_groups", groups);
         Ok(true)
     }
 }
@@ -523,8 +530,9 @@ fn shard(a: &Array, sharding: &str, d: usize) -> Array {
 }
 
 fn sharding_of(m: &Module, id: hlo_opt::ir::InstrId) -> String {
+    let mut text = String::new();
     match m.comp(m.entry()).instr(id).attr("sharding") {
-        Some(AttrValue::Raw(s)) => s.to_string(),
+        Some(v) if hlo_opt::text::attrs::print(v, &mut text) => text,
         _ => "{replicated}".into(),
     }
 }

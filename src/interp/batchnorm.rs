@@ -11,10 +11,7 @@ use std::sync::Arc;
 
 fn epsilon(instr: &Instruction) -> Result<f64> {
     match instr.attr("epsilon") {
-        Some(AttrValue::Raw(s)) => s
-            .trim()
-            .parse::<f64>()
-            .map_err(|_| err(format!("cannot read epsilon={s}"))),
+        Some(AttrValue::Float(f)) => Ok(f64::from(*f.value())),
         _ => Err(err("missing epsilon")),
     }
 }

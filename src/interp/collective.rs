@@ -40,6 +40,7 @@ use super::array::{shape_dims, Array, Data, Value};
 use super::elementwise::{self as ew, BinOp};
 use super::reduce::scalar_at;
 use super::{err, shape_ops, Combiner, EvalError, Interpreter, Result};
+use crate::ir::attrs::{AxisRef, Iota, MeshAxis, MeshDevices, ReplicaGroups, Sharding, Typed};
 use crate::ir::{AttrValue, Computation, Instruction, Module, Opcode, PrimitiveType, Shape};
 use std::sync::Arc;
 
@@ -90,10 +91,27 @@ pub fn is_collective(op: Opcode) -> bool {
     )
 }
 
-fn raw_attr<'a>(instr: &'a Instruction, key: &str) -> Option<&'a str> {
-    match instr.attr(key)? {
-        AttrValue::Raw(s) => Some(s),
+fn replica_groups(instr: &Instruction) -> Option<&Typed<ReplicaGroups>> {
+    match instr.attr("replica_groups")? {
+        AttrValue::ReplicaGroups(g) => Some(g),
         _ => None,
+    }
+}
+
+fn source_target_pairs(instr: &Instruction) -> Option<&Typed<Vec<(i64, i64)>>> {
+    match instr.attr("source_target_pairs")? {
+        AttrValue::Pairs(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// A value as its text says it, for messages.
+fn shown<T: std::fmt::Debug>(v: Option<&Typed<T>>) -> String {
+    match v {
+        Some(w) => w
+            .text()
+            .map_or_else(|| format!("{:?}", w.value()), str::to_string),
+        None => "{}".to_string(),
     }
 }
 
@@ -159,14 +177,14 @@ pub fn topology(module: &Module) -> Result<Topology> {
                     Mode::CrossReplica | Mode::CrossReplicaAndPartition => &mut max_r,
                     Mode::CrossPartition | Mode::FlattenedId => &mut max_p,
                 };
-                if let Some(Ok(groups)) = raw_attr(instr, "replica_groups").map(parse_groups) {
+                if let Some(Ok(groups)) = replica_groups(instr).map(device_lists) {
                     note(max, &mut groups.into_iter().flatten());
                 }
-                if let Some(Ok(pairs)) = raw_attr(instr, "source_target_pairs").map(parse_pairs) {
+                if let Some(Ok(pairs)) = source_target_pairs(instr).map(device_pairs) {
                     note(max, &mut pairs.into_iter().flat_map(|(s, t)| [s, t]));
                 }
             }
-            if let Some(s) = raw_attr(instr, "sharding") {
+            if let Some(AttrValue::Sharding(s)) = instr.attr("sharding") {
                 note(&mut max_p, &mut sharding_devices(s).into_iter());
             }
         }
@@ -200,91 +218,73 @@ const MAX_DEVICES: usize = 4096;
 
 /// The largest device id a sharding names (`devices=[2,1]0,1`,
 /// `devices=[4,2]<=[8]`, `maximal device=3`, tuples of those).
-fn sharding_devices(s: &str) -> Option<usize> {
-    let mut max: Option<usize> = None;
-    let mut note = |id: usize| max = Some(max.map_or(id, |m| m.max(id)));
-    for (k, _) in s.match_indices("devices=[") {
-        let rest = &s[k + "devices=[".len()..];
-        let Some(close) = rest.find(']') else {
-            continue;
-        };
-        let rest = &rest[close + 1..];
-        if let Some(iota) = rest.strip_prefix("<=[") {
-            // An iota tile assignment: ids 0..product(dims).
-            let dims = iota.split(']').next().unwrap_or("");
-            let n = dims
-                .split(',')
-                .map(|d| d.trim().parse::<usize>().ok())
-                .try_fold(1usize, |a, d| d.and_then(|d| a.checked_mul(d)));
-            if let Some(n) = n.filter(|&n| n > 0) {
-                note(n - 1);
+fn sharding_devices(s: &Sharding) -> Option<usize> {
+    let own = match (&s.iota, s.kind) {
+        (Some(iota), _) => iota
+            .reshape_dims
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?))
+            .filter(|&n| n > 0)
+            .map(|n| n - 1),
+        (None, _) => s
+            .devices
+            .iter()
+            .filter_map(|&d| usize::try_from(d).ok())
+            .max(),
+    };
+    s.tuple.iter().filter_map(sharding_devices).chain(own).max()
+}
+
+fn ids(v: &[i64]) -> Option<Vec<usize>> {
+    v.iter().map(|&x| usize::try_from(x).ok()).collect()
+}
+
+/// The device groups replica_groups lists: explicit ones; the iota form
+/// `[G,S]<=[d0,d1,...]T(p0,p1,...)`, G groups of S ids, the iota over `d`
+/// transposed by `p`; or the mesh form (see [`mesh_groups`]).
+fn device_lists(g: &Typed<ReplicaGroups>) -> Result<Vec<Vec<usize>>> {
+    let bad = || err(format!("cannot read replica_groups={}", shown(Some(g))));
+    match g.value() {
+        ReplicaGroups::Explicit(groups) => groups.iter().map(|l| ids(l).ok_or_else(bad)).collect(),
+        ReplicaGroups::Iota {
+            groups,
+            per_group,
+            iota,
+        } => {
+            let shape = ids(&[*groups, *per_group]).ok_or_else(bad)?;
+            let all = iota_ids(iota).ok_or_else(bad)?;
+            match shape[..] {
+                [g, n] if n > 0 && g.checked_mul(n) == Some(all.len()) => {
+                    Ok(all.chunks(n).map(<[usize]>::to_vec).collect())
+                }
+                _ => Err(bad()),
             }
-        } else {
-            let end = rest
-                .find(|c: char| !(c.is_ascii_digit() || c == ',' || c == ' '))
-                .unwrap_or(rest.len());
-            rest[..end]
-                .split(',')
-                .filter_map(|t| t.trim().parse::<usize>().ok())
-                .for_each(&mut note);
         }
-    }
-    for (k, _) in s.match_indices("device=") {
-        let rest = &s[k + "device=".len()..];
-        let end = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        if let Ok(id) = rest[..end].parse::<usize>() {
-            note(id);
-        }
-    }
-    max
-}
-
-/// `{{0,1},{2,3}}` (or `{}`, no groups); the iota form
-/// `[G,S]<=[d0,d1,...]T(p0,p1,...)`: G groups of S ids, the iota over
-/// `d` transposed by `p`; or the mesh form (see [`parse_mesh_groups`]).
-fn parse_groups(s: &str) -> Result<Vec<Vec<usize>>> {
-    let s = s.trim();
-    let bad = || err(format!("cannot read replica_groups={s}"));
-    if s.starts_with('{') {
-        return parse_nested(s).ok_or_else(bad);
-    }
-    if s.starts_with("mesh[") {
-        return parse_mesh_groups(s);
-    }
-    let (shape, ids) = iota_ids(s).ok_or_else(bad)?;
-    match shape[..] {
-        [g, n] if n > 0 && g * n == ids.len() => Ok(ids.chunks(n).map(<[usize]>::to_vec).collect()),
-        _ => Err(bad()),
+        ReplicaGroups::Mesh {
+            mesh,
+            devices,
+            axes,
+        } => mesh_groups(mesh, devices.as_ref(), axes).ok_or_else(bad)?,
     }
 }
 
-/// An iota tile assignment `[shape]<=[dims]T(perm)`: its shape and the
-/// ids in row-major order (the iota over `dims`, transposed by `perm`).
-fn iota_ids(s: &str) -> Option<(Vec<usize>, Vec<usize>)> {
-    let (shape, rest) = s.trim().strip_prefix('[')?.split_once("]<=[")?;
-    let (dims, perm) = match rest.split_once(']')? {
-        (d, "") => (d, None),
-        (d, t) => (d, Some(t.strip_prefix("T(")?.strip_suffix(')')?)),
-    };
-    let list = |t: &str| -> Option<Vec<usize>> {
-        t.split(',')
-            .map(|x| x.trim().parse::<usize>().ok())
-            .collect()
-    };
-    let (shape, dims) = (list(shape)?, list(dims)?);
-    let perm = match perm {
-        Some(p) => list(p)?,
-        None => (0..dims.len()).collect(),
+/// The ids of an iota device list, in row-major order: the iota over
+/// its dims, transposed by its permutation.
+fn iota_ids(iota: &Iota) -> Option<Vec<usize>> {
+    let dims = ids(&iota.reshape_dims)?;
+    let perm: Vec<usize> = if iota.transpose_perm.is_empty() {
+        (0..dims.len()).collect()
+    } else {
+        iota.transpose_perm
+            .iter()
+            .map(|&p| usize::try_from(p).ok())
+            .collect::<Option<_>>()?
     };
     let n = dims
         .iter()
         .try_fold(1usize, |a, &d| a.checked_mul(d))
         .filter(|&n| n <= MAX_DEVICES)?;
-    let ids = transposed(&(0..n).collect::<Vec<_>>(), &dims, &perm)?;
-    let size = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(d))?;
-    (size == n).then_some((shape, ids))
+    transposed(&(0..n).collect::<Vec<_>>(), &dims, &perm)
 }
 
 /// `ids` (row-major over `dims`) transposed by `perm`, in row-major order;
@@ -321,101 +321,32 @@ fn transposed(ids: &[usize], dims: &[usize], perm: &[usize]) -> Option<Vec<usize
     Some(out)
 }
 
-/// Splits `s` at commas outside brackets and parentheses.
-fn split_top(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(s[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(s[start..].trim());
-    out.retain(|t| !t.is_empty());
-    out
-}
-
-/// `mesh['a'=2,'b'=4, device_ids=(...)] {'b'}`: the mesh's devices (the
-/// iota, or `device_ids` as a list or an iota), one group per index of the
-/// axes not listed, ordered along the listed axes (XLA's
-/// `MeshAxesReplicaGroupList`). Sub-axes (`'a':(1)2`) are not read.
-fn parse_mesh_groups(s: &str) -> Result<Vec<Vec<usize>>> {
-    let bad = || err(format!("cannot read replica_groups={s}"));
-    let body = s.strip_prefix("mesh[").ok_or_else(bad)?;
-    // The ']' that closes the mesh (device_ids may hold brackets).
-    let mut depth = 0i32;
-    let close = body
-        .char_indices()
-        .find(|&(_, c)| {
-            match c {
-                '(' | '[' => depth += 1,
-                ')' | ']' => depth -= 1,
-                _ => {}
-            }
-            depth < 0
-        })
-        .map(|(i, _)| i)
-        .ok_or_else(bad)?;
-    let (mesh, axes) = (&body[..close], body[close + 1..].trim());
-    let unquote = |t: &str| {
-        t.trim()
-            .strip_prefix('\'')?
-            .strip_suffix('\'')
-            .map(str::to_string)
-    };
-    let (mut names, mut sizes, mut device_ids) = (Vec::new(), Vec::new(), None);
-    for item in split_top(mesh) {
-        let (k, v) = item.split_once('=').ok_or_else(bad)?;
-        if k.trim() == "device_ids" {
-            let inner = v
-                .trim()
-                .strip_prefix('(')
-                .and_then(|v| v.strip_suffix(')'))
-                .ok_or_else(bad)?;
-            let ids = if inner.trim_start().starts_with('[') {
-                iota_ids(inner).map(|(_, ids)| ids)
-            } else {
-                split_top(inner)
-                    .iter()
-                    .map(|t| t.parse::<usize>().ok())
-                    .collect()
-            };
-            device_ids = Some(ids.ok_or_else(bad)?);
-        } else {
-            names.push(unquote(k).ok_or_else(bad)?);
-            sizes.push(v.trim().parse::<usize>().map_err(|_| bad())?);
-        }
-    }
+/// The mesh form `mesh['a'=2,'b'=4] {'b'}`: the mesh's devices, one group
+/// per index of the axes not listed, ordered along the listed axes (XLA's
+/// `MeshAxesReplicaGroupList`), the devices `device_ids` lists if any. Sub-axes (`'a':(1)2`) are not read.
+fn mesh_groups(
+    mesh: &[MeshAxis],
+    devices: Option<&MeshDevices>,
+    axes: &[AxisRef],
+) -> Option<Result<Vec<Vec<usize>>>> {
+    let sizes: Vec<usize> = mesh
+        .iter()
+        .map(|a| usize::try_from(a.size).ok())
+        .collect::<Option<_>>()?;
     let n = sizes
         .iter()
         .try_fold(1usize, |a, &d| a.checked_mul(d))
-        .filter(|&n| n <= MAX_DEVICES)
-        .ok_or_else(bad)?;
-    let ids = device_ids.unwrap_or_else(|| (0..n).collect());
-    let inner = axes
-        .strip_prefix('{')
-        .and_then(|a| a.strip_suffix('}'))
-        .ok_or_else(bad)?;
+        .filter(|&n| n <= MAX_DEVICES)?;
     let mut grouped = Vec::new();
-    for item in split_top(inner) {
-        if item.contains(':') {
-            return Err(err(format!(
-                "unsupported op: mesh sub-axes ({item} in replica_groups={s}) are not implemented"
+    for a in axes {
+        if a.sub_axis.is_some() {
+            return Some(Err(err(
+                "unsupported op: mesh sub-axes in replica_groups are not implemented",
             )));
         }
-        let name = unquote(item).ok_or_else(bad)?;
-        let axis = names
-            .iter()
-            .position(|a| *a == name)
-            .or_else(|| name.parse::<usize>().ok().filter(|&i| i < names.len()))
-            .filter(|a| !grouped.contains(a))
-            .ok_or_else(bad)?;
+        let axis = usize::try_from(a.axis)
+            .ok()
+            .filter(|&i| i < sizes.len() && !grouped.contains(&i))?;
         grouped.push(axis);
     }
     // The other axes outermost, then the grouped ones in the listed order.
@@ -424,53 +355,28 @@ fn parse_mesh_groups(s: &str) -> Result<Vec<Vec<usize>>> {
         .chain(grouped.iter().copied())
         .collect();
     let per_group: usize = grouped.iter().map(|&a| sizes[a]).product();
-    let ids = transposed(&ids, &sizes, &perm).ok_or_else(bad)?;
+    let all = match devices {
+        Some(d) => ids(&d.ids()?)?,
+        None => (0..n).collect(),
+    };
+    let ids = transposed(&all, &sizes, &perm)?;
     if per_group == 0 {
-        return Err(bad());
+        return None;
     }
-    Ok(ids.chunks(per_group).map(<[usize]>::to_vec).collect())
-}
-
-/// `{{a,b,...},{...}}` as lists; `None` when malformed.
-fn parse_nested(s: &str) -> Option<Vec<Vec<usize>>> {
-    let inner = s.trim().strip_prefix('{')?.strip_suffix('}')?.trim();
-    let mut out = Vec::new();
-    let mut rest = inner;
-    while !rest.is_empty() {
-        let r = rest.strip_prefix('{')?;
-        let close = r.find('}')?;
-        let items = r[..close].trim();
-        let group = if items.is_empty() {
-            Vec::new()
-        } else {
-            items
-                .split(',')
-                .map(|t| t.trim().parse::<usize>().ok())
-                .collect::<Option<Vec<_>>>()?
-        };
-        out.push(group);
-        rest = r[close + 1..].trim_start();
-        if let Some(r) = rest.strip_prefix(',') {
-            rest = r.trim_start();
-        } else if !rest.is_empty() {
-            return None;
-        }
-    }
-    Some(out)
+    Some(Ok(ids.chunks(per_group).map(<[usize]>::to_vec).collect()))
 }
 
 /// `source_target_pairs={{0,1},{1,0}}`.
-fn parse_pairs(s: &str) -> Result<Vec<(usize, usize)>> {
-    parse_nested(s)
-        .and_then(|v| {
-            v.into_iter()
-                .map(|p| match p[..] {
-                    [a, b] => Some((a, b)),
-                    _ => None,
-                })
-                .collect()
+fn device_pairs(p: &Typed<Vec<(i64, i64)>>) -> Result<Vec<(usize, usize)>> {
+    p.iter()
+        .map(|&(a, b)| Some((usize::try_from(a).ok()?, usize::try_from(b).ok()?)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            err(format!(
+                "cannot read source_target_pairs={}",
+                shown(Some(p))
+            ))
         })
-        .ok_or_else(|| err(format!("cannot read source_target_pairs={s}")))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -512,8 +418,11 @@ fn group_mode(instr: &Instruction) -> Result<Mode> {
 /// XLA's participant order (the order all-gather concatenates in).
 fn device_groups(instr: &Instruction, topo: &Topology) -> Result<Vec<Vec<usize>>> {
     let mode = group_mode(instr)?;
-    let text = raw_attr(instr, "replica_groups").unwrap_or("{}");
-    let mut groups = parse_groups(text)?;
+    let text = shown(replica_groups(instr));
+    let mut groups = match replica_groups(instr) {
+        Some(g) => device_lists(g)?,
+        None => Vec::new(),
+    };
     let (r, p) = (topo.replicas, topo.partitions);
     if groups.is_empty() {
         if mode == Mode::FlattenedId {
@@ -575,8 +484,11 @@ fn device_groups(instr: &Instruction, topo: &Topology) -> Result<Vec<Vec<usize>>
 /// a channel_id, replica ids without, repeated for every replica
 /// (partition).
 fn permute_pairs(instr: &Instruction, topo: &Topology) -> Result<Vec<(usize, usize)>> {
-    let text = raw_attr(instr, "source_target_pairs").unwrap_or("{}");
-    let pairs = parse_pairs(text)?;
+    let text = shown(source_target_pairs(instr));
+    let pairs = match source_target_pairs(instr) {
+        Some(p) => device_pairs(p)?,
+        None => Vec::new(),
+    };
     let cross_partition = group_mode(instr)? == Mode::CrossPartition;
     let (r, p) = (topo.replicas, topo.partitions);
     let (limit, kind) = if cross_partition {
@@ -647,12 +559,9 @@ pub fn lockstep_topology(module: &Module) -> Result<Option<Topology>> {
 /// The error for a collective that needs devices this evaluation does
 /// not run.
 fn needs_others(it: &Interpreter, instr: &Instruction, topo: &Topology) -> EvalError {
-    let (key, text) = match raw_attr(instr, "source_target_pairs") {
-        Some(t) => ("source_target_pairs", t),
-        None => (
-            "replica_groups",
-            raw_attr(instr, "replica_groups").unwrap_or("{}"),
-        ),
+    let (key, text) = match source_target_pairs(instr) {
+        Some(p) => ("source_target_pairs", shown(Some(p))),
+        None => ("replica_groups", shown(replica_groups(instr))),
     };
     let why = if it.lockstep {
         "; the lockstep evaluator exchanges data only at collectives of the entry computation, not inside called computations".to_string()
@@ -713,7 +622,7 @@ pub fn exchange(
         let group = groups.iter().find(|g| g.contains(&d)).ok_or_else(|| {
             err(format!(
                 "device {d} is in none of replica_groups={}",
-                raw_attr(instr, "replica_groups").unwrap_or("{}")
+                shown(replica_groups(instr))
             ))
         })?;
         let idx: Vec<usize> = group

@@ -727,7 +727,9 @@ impl<'m> Interpreter<'m> {
             Opcode::RngBitGenerator => {
                 nops(1)?;
                 let alg = match instr.attr("algorithm") {
-                    Some(crate::ir::AttrValue::Raw(s)) => rng_bits::Algorithm::from_attr(s)?,
+                    Some(crate::ir::AttrValue::RngAlgorithm(a)) => {
+                        rng_bits::Algorithm::from_attr(a.name())?
+                    }
                     _ => rng_bits::Algorithm::Philox,
                 };
                 let st = arr(0)?;

@@ -250,7 +250,7 @@ pub fn reduce_window(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> R
         } else {
             (x0.dims[d] as i64 - 1) * w.base_dilation + 1
         };
-        let padded = base + w.pad_lo + w.pad_hi;
+        let padded = base + w.pad_low + w.pad_high;
         let span = (w.size - 1) * w.window_dilation + 1;
         out_dims.push(if w.size == 0 || padded < span {
             0
@@ -286,7 +286,7 @@ pub fn reduce_window(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> R
                 let k = ((wi / wst[d]) % wsizes[d].max(1)) as i64;
                 let w = &win[d];
                 let k = if w.reversal { w.size - 1 - k } else { k };
-                let p = oi * w.stride + k * w.window_dilation - w.pad_lo;
+                let p = oi * w.stride + k * w.window_dilation - w.pad_low;
                 if p < 0 || p % w.base_dilation != 0 {
                     continue 'w;
                 }

@@ -443,8 +443,70 @@ pub enum ReplicaGroups {
     },
     Mesh {
         mesh: Vec<MeshAxis>,
+        /// `device_ids=(...)`: the mesh's devices in order (else the iota).
+        devices: Option<MeshDevices>,
         axes: Vec<AxisRef>,
     },
+}
+
+/// A mesh's `device_ids=`: listed `(0,2,1,3)`, or an iota
+/// `([4]<=[2,2]T(1,0))`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MeshDevices {
+    List(Vec<i64>),
+    Iota { shape: Vec<i64>, iota: Iota },
+}
+
+impl MeshDevices {
+    /// The device ids in order; `None` if the iota does not hold together.
+    pub fn ids(&self) -> Option<Vec<i64>> {
+        match self {
+            MeshDevices::List(v) => Some(v.clone()),
+            MeshDevices::Iota { iota, .. } => iota.ids(),
+        }
+    }
+}
+
+impl Iota {
+    /// The ids in row-major order: the iota over `reshape_dims`,
+    /// transposed by `transpose_perm`; `None` if the permutation is not
+    /// one of the dimensions (or the count overflows).
+    pub fn ids(&self) -> Option<Vec<i64>> {
+        let dims = &self.reshape_dims;
+        let perm: Vec<usize> = if self.transpose_perm.is_empty() {
+            (0..dims.len()).collect()
+        } else {
+            self.transpose_perm
+                .iter()
+                .map(|&p| usize::try_from(p).ok())
+                .collect::<Option<_>>()?
+        };
+        let mut sorted = perm.clone();
+        sorted.sort_unstable();
+        if sorted != (0..dims.len()).collect::<Vec<_>>() || dims.iter().any(|&d| d < 0) {
+            return None;
+        }
+        let n = dims.iter().try_fold(1i64, |a, &d| a.checked_mul(d))?;
+        // Row-major strides of the untransposed iota.
+        let mut strides = vec![1i64; dims.len()];
+        for k in (0..dims.len().saturating_sub(1)).rev() {
+            strides[k] = strides[k + 1] * dims[k + 1];
+        }
+        let tdims: Vec<i64> = perm.iter().map(|&p| dims[p]).collect();
+        let mut out = Vec::with_capacity(usize::try_from(n).ok()?);
+        let mut idx = vec![0i64; tdims.len()];
+        for _ in 0..n {
+            out.push(idx.iter().zip(&perm).map(|(&i, &p)| i * strides[p]).sum());
+            for k in (0..idx.len()).rev() {
+                idx[k] += 1;
+                if idx[k] < tdims[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+        Some(out)
+    }
 }
 
 /// `OpMetadata`, as `metadata={...}` prints it.

@@ -4,9 +4,7 @@
 //! prints back byte for byte. The ones passes and the verifier need are
 //! typed ([`AttrValue`]); every other one keeps its text exactly.
 
-pub use super::attrs::{
-    ApiVersion, AttrValue, ComparisonDirection, ComparisonType,
-};
+pub use super::attrs::{ApiVersion, AttrValue, ComparisonDirection, ComparisonType};
 use super::literal::Literal;
 use super::opcode::Opcode;
 use super::shape::Shape;

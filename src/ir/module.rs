@@ -465,7 +465,7 @@ impl Module {
 /// Whether a `metadata={...}` attribute has a non-empty `op_name`.
 fn has_op_name(metadata: Option<&AttrValue>) -> bool {
     match metadata {
-        Some(AttrValue::Raw(text)) => text.contains("op_name=\"") && !text.contains("op_name=\"\""),
+        Some(AttrValue::Metadata(m)) => !m.op_name.is_empty(),
         _ => false,
     }
 }
@@ -499,7 +499,7 @@ pub fn has_side_effect(i: &Instruction) -> bool {
         | Parameter => true,
         CustomCall => matches!(
             i.attr("custom_call_has_side_effect"),
-            Some(AttrValue::Raw(v)) if &**v == "true"
+            Some(AttrValue::Bool(true))
         ),
         _ => false,
     }

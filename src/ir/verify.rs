@@ -473,44 +473,21 @@ fn check_operands_and_attrs(module: &Module, cid: CompId, id: InstrId) -> Result
     Ok(())
 }
 
-/// `{1,2}` of an attribute, typed or kept as text; `None` when absent.
+/// `{1,2}` of an attribute; `None` when absent.
 fn int_list(instr: &super::Instruction, key: &str) -> Result<Option<Vec<i64>>, String> {
     match instr.attr(key) {
         None => Ok(None),
         Some(AttrValue::Ints(v)) => Ok(Some(v.to_vec())),
         Some(AttrValue::Int(v)) => Ok(Some(vec![*v])),
-        Some(AttrValue::Raw(s)) => {
-            let inner = s
-                .trim()
-                .strip_prefix('{')
-                .and_then(|r| r.strip_suffix('}'))
-                .map(str::trim);
-            let parsed = match inner {
-                Some("") => Some(Vec::new()),
-                Some(inner) => inner
-                    .split(',')
-                    .map(|t| t.trim().parse::<i64>().ok())
-                    .collect(),
-                None => None,
-            };
-            parsed
-                .map(Some)
-                .ok_or_else(|| format!("{key}={s} is not a list of integers"))
-        }
         Some(_) => Err(format!("{key} is not a list of integers")),
     }
 }
 
-/// An integer attribute, typed or kept as text; `None` when absent.
+/// An integer attribute; `None` when absent.
 fn int_value(instr: &super::Instruction, key: &str) -> Result<Option<i64>, String> {
     match instr.attr(key) {
         None => Ok(None),
         Some(AttrValue::Int(v)) => Ok(Some(*v)),
-        Some(AttrValue::Raw(s)) => s
-            .trim()
-            .parse::<i64>()
-            .map(Some)
-            .map_err(|_| format!("{key}={s} is not an integer")),
         Some(_) => Err(format!("{key} is not an integer")),
     }
 }
@@ -663,12 +640,11 @@ fn check_dimension_numbers(comp: &Computation, instr: &super::Instruction) -> Re
             )?
         }
         Opcode::Slice => {
-            if let Some(AttrValue::Raw(s)) = instr.attr("slice") {
-                let n = s.matches('[').count();
-                let r = operand_rank(0);
+            if let Some(AttrValue::Slice(s)) = instr.attr("slice") {
+                let (n, r) = (s.len(), operand_rank(0));
                 if n != r {
                     return Err(format!(
-                        "slice={s} has {n} dimensions, the operand has rank {r}"
+                        "slice has {n} dimensions, the operand has rank {r}"
                     ));
                 }
             }
@@ -693,16 +669,11 @@ fn check_dimension_numbers(comp: &Computation, instr: &super::Instruction) -> Re
             }
         }
         Opcode::Pad => {
-            if let Some(AttrValue::Raw(s)) = instr.attr("padding") {
-                let r = operand_rank(0);
-                let n = if s.trim().is_empty() || s.trim() == "{}" {
-                    0
-                } else {
-                    s.split('x').count()
-                };
+            if let Some(AttrValue::Padding(p)) = instr.attr("padding") {
+                let (n, r) = (p.len(), operand_rank(0));
                 if n != r {
                     return Err(format!(
-                        "padding={s} has {n} dimensions, the operand has rank {r}"
+                        "padding has {n} dimensions, the operand has rank {r}"
                     ));
                 }
             }
@@ -710,20 +681,7 @@ fn check_dimension_numbers(comp: &Computation, instr: &super::Instruction) -> Re
         Opcode::CustomCall => {
             // One layout constraint per operand, each of its shape (as the
             // text parser checks it).
-            if let Some(AttrValue::Raw(v)) = instr.attr("operand_layout_constraints") {
-                let inner = v
-                    .trim()
-                    .strip_prefix('{')
-                    .and_then(|r| r.strip_suffix('}'))
-                    .ok_or_else(|| {
-                        format!("operand_layout_constraints={v} is not a list of shapes")
-                    })?;
-                let shapes = if inner.trim().is_empty() {
-                    Vec::new()
-                } else {
-                    crate::proto::to_proto::parse_shapes(inner)
-                        .map_err(|e| format!("operand_layout_constraints={v}: {e}"))?
-                };
+            if let Some(AttrValue::Shapes(shapes)) = instr.attr("operand_layout_constraints") {
                 if shapes.len() != instr.operands().len() {
                     return Err(format!(
                         "Expected {} operand layout constraints, {} given",
@@ -742,12 +700,11 @@ fn check_dimension_numbers(comp: &Computation, instr: &super::Instruction) -> Re
             }
         }
         Opcode::ReduceWindow => {
-            if let Some(AttrValue::Raw(w)) = instr.attr("window") {
-                let r = operand_rank(0);
-                let n = window_rank(w);
+            if let Some(AttrValue::Window(w)) = instr.attr("window") {
+                let (n, r) = (w.dims.len(), operand_rank(0));
                 if n != r {
                     return Err(format!(
-                        "window={w} has {n} dimensions, the operand has rank {r}"
+                        "window has {n} dimensions, the operand has rank {r}"
                     ));
                 }
             }
@@ -755,13 +712,6 @@ fn check_dimension_numbers(comp: &Computation, instr: &super::Instruction) -> Re
         _ => {}
     }
     Ok(())
-}
-
-/// The number of dimensions of a `window={size=2x3 ...}` (its `size=`).
-fn window_rank(w: &str) -> usize {
-    w.split(|c: char| c.is_ascii_whitespace() || c == '{' || c == '}')
-        .find_map(|f| f.strip_prefix("size="))
-        .map_or(0, |v| v.split('x').count())
 }
 
 /// The size of a gather's or scatter's index vector: dimension
@@ -923,23 +873,10 @@ fn check_scatter(
 /// An instruction's `metadata={... stack_frame_id=N}` names a frame of the
 /// module's table.
 fn check_frame_ref(module: &Module, instr: &super::Instruction) -> Result<(), String> {
-    let Some(AttrValue::Raw(md)) = instr.attr("metadata") else {
+    let Some(AttrValue::Metadata(md)) = instr.attr("metadata") else {
         return Ok(());
     };
-    let Some(at) = md.find("stack_frame_id=") else {
-        return Ok(());
-    };
-    let digits: String = md
-        .get(at + "stack_frame_id=".len()..)
-        .unwrap_or_default()
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '-')
-        .collect();
-    let Ok(id) = digits.parse::<i64>() else {
-        return Err(format!(
-            "metadata stack_frame_id={digits} is not an integer"
-        ));
-    };
+    let id = md.stack_frame_id;
     let frames = module
         .stack_frames
         .as_ref()

@@ -18,9 +18,14 @@
 //! cores ([`par_map`]); the stack frames are numbered before, in XLA's
 //! order, so the result does not depend on the thread count.
 
+use super::attrs;
 use super::messages::field_value_len;
 use super::messages::*;
 use super::ProtoError;
+use crate::ir::attrs::{
+    typed, CustomCallSchedule, DotAlgorithm, FftType, FusionKind, Precision, RandomDistribution,
+    RngAlgorithm, Transpose as TransposeKind,
+};
 use crate::ir::instruction::{
     attr_key, ApiVersion, Attr, AttrList, AttrValue, ComparisonDirection, ComparisonType,
 };
@@ -993,6 +998,7 @@ fn index_from_proto(index: &StackFrameIndexProto) -> StackFrameIndex {
 /// A value whose text is a range of the computation's text buffer.
 enum PVal {
     Raw(Range<usize>),
+    Value(AttrValue),
     Int(i64),
     Ints(Box<[i64]>),
     Comp(CompId),
@@ -1288,6 +1294,7 @@ impl Reader<'_> {
             for (k, v) in pend.attrs {
                 let value = match v {
                     PVal::Raw(r) => AttrValue::Raw(s(&r)),
+                    PVal::Value(v) => v,
                     PVal::Int(x) => AttrValue::Int(x),
                     PVal::Ints(x) => AttrValue::Ints(x),
                     PVal::Comp(c) => AttrValue::Comp(c),
@@ -1381,13 +1388,10 @@ impl Reader<'_> {
                 payload = Payload::Parameter(p.parameter_number);
                 if let Some(r) = &p.parameter_replication {
                     if !r.replicated_at_leaf_buffers.is_empty() {
-                        a.raw("parameter_replication", |t| {
-                            t.push('{');
-                            join(t, &r.replicated_at_leaf_buffers, ",", |t, b| {
-                                t.push_str(if *b { "true" } else { "false" })
-                            });
-                            t.push('}');
-                        });
+                        a.val(
+                            "parameter_replication",
+                            AttrValue::Bools(r.replicated_at_leaf_buffers.clone().into()),
+                        );
                     }
                 }
             }
@@ -1436,101 +1440,121 @@ impl Reader<'_> {
                 a.list
                     .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
                 if p.is_stable {
-                    a.raw("is_stable", |t| t.push_str("true"));
+                    a.val("is_stable", AttrValue::Bool(true));
                 }
             }
             TopK => {
-                a.list
-                    .push(("k", PVal::Raw(push_range(a.text, |t| push_int(t, p.k)))));
-                a.raw("largest", |t| {
-                    t.push_str(if p.largest { "true" } else { "false" })
-                });
+                a.val("k", AttrValue::Int(p.k));
+                a.val("largest", AttrValue::Bool(p.largest));
                 // Newer XLA's; a proto cannot tell `false` from unset, which
                 // older XLA (the corpus's) prints as nothing.
                 if p.is_stable {
-                    a.raw("is_stable", |t| t.push_str("true"));
+                    a.val("is_stable", AttrValue::Bool(true));
                 }
             }
-            Slice => a.raw("slice", |t| {
-                // The strides are left out only when all are 1.
-                let strides = p.slice_dimensions.iter().any(|s| s.stride != 1);
-                t.push('{');
-                join(t, &p.slice_dimensions, ", ", |t, s| {
-                    t.push('[');
-                    push_int(t, s.start);
-                    t.push(':');
-                    push_int(t, s.limit);
-                    if strides {
-                        t.push(':');
-                        push_int(t, s.stride);
-                    }
-                    t.push(']');
-                });
-                t.push('}');
-            }),
-            DynamicSlice => a.raw("dynamic_slice_sizes", |t| ints(t, &p.dynamic_slice_sizes)),
+            Slice => a.val(
+                "slice",
+                AttrValue::Slice(typed(attrs::from_slice(&p.slice_dimensions))),
+            ),
+            DynamicSlice => a.val(
+                "dynamic_slice_sizes",
+                AttrValue::Ints(p.dynamic_slice_sizes.clone().into()),
+            ),
             Pad => {
                 if let Some(pc) = &p.padding_config {
-                    a.raw("padding", |t| padding_text(pc, t));
+                    a.val(
+                        "padding",
+                        AttrValue::Padding(typed(attrs::from_padding(pc))),
+                    );
                 }
             }
             Dot => dot_attrs(&mut a, p),
             Gather => {
                 let g = p.gather_dimension_numbers.clone().unwrap_or_default();
-                a.raw("offset_dims", |t| ints(t, &g.offset_dims));
-                a.raw("collapsed_slice_dims", |t| ints(t, &g.collapsed_slice_dims));
-                a.raw("start_index_map", |t| ints(t, &g.start_index_map));
+                a.val("offset_dims", AttrValue::Ints(g.offset_dims.clone().into()));
+                a.val(
+                    "collapsed_slice_dims",
+                    AttrValue::Ints(g.collapsed_slice_dims.clone().into()),
+                );
+                a.val(
+                    "start_index_map",
+                    AttrValue::Ints(g.start_index_map.clone().into()),
+                );
                 if !g.operand_batching_dims.is_empty() {
-                    a.raw("operand_batching_dims", |t| {
-                        ints(t, &g.operand_batching_dims)
-                    });
+                    a.val(
+                        "operand_batching_dims",
+                        AttrValue::Ints(g.operand_batching_dims.clone().into()),
+                    );
                 }
                 if !g.start_indices_batching_dims.is_empty() {
-                    a.raw("start_indices_batching_dims", |t| {
-                        ints(t, &g.start_indices_batching_dims)
-                    });
+                    a.val(
+                        "start_indices_batching_dims",
+                        AttrValue::Ints(g.start_indices_batching_dims.clone().into()),
+                    );
                 }
-                a.raw("index_vector_dim", |t| push_int(t, g.index_vector_dim));
-                a.raw("slice_sizes", |t| ints(t, &p.gather_slice_sizes));
+                a.val("index_vector_dim", AttrValue::Int(g.index_vector_dim));
+                a.val(
+                    "slice_sizes",
+                    AttrValue::Ints(p.gather_slice_sizes.clone().into()),
+                );
                 if p.indices_are_sorted {
-                    a.raw("indices_are_sorted", |t| t.push_str("true"));
+                    a.val("indices_are_sorted", AttrValue::Bool(true));
                 }
             }
             Scatter => {
                 let s = p.scatter_dimension_numbers.clone().unwrap_or_default();
-                a.raw("update_window_dims", |t| ints(t, &s.update_window_dims));
-                a.raw("inserted_window_dims", |t| ints(t, &s.inserted_window_dims));
-                a.raw("scatter_dims_to_operand_dims", |t| {
-                    ints(t, &s.scatter_dims_to_operand_dims)
-                });
+                a.val(
+                    "update_window_dims",
+                    AttrValue::Ints(s.update_window_dims.clone().into()),
+                );
+                a.val(
+                    "inserted_window_dims",
+                    AttrValue::Ints(s.inserted_window_dims.clone().into()),
+                );
+                a.val(
+                    "scatter_dims_to_operand_dims",
+                    AttrValue::Ints(s.scatter_dims_to_operand_dims.clone().into()),
+                );
                 if !s.input_batching_dims.is_empty() {
-                    a.raw("input_batching_dims", |t| ints(t, &s.input_batching_dims));
+                    a.val(
+                        "input_batching_dims",
+                        AttrValue::Ints(s.input_batching_dims.clone().into()),
+                    );
                 }
                 if !s.scatter_indices_batching_dims.is_empty() {
-                    a.raw("scatter_indices_batching_dims", |t| {
-                        ints(t, &s.scatter_indices_batching_dims)
-                    });
+                    a.val(
+                        "scatter_indices_batching_dims",
+                        AttrValue::Ints(s.scatter_indices_batching_dims.clone().into()),
+                    );
                 }
-                a.raw("index_vector_dim", |t| push_int(t, s.index_vector_dim));
+                a.val("index_vector_dim", AttrValue::Int(s.index_vector_dim));
                 if p.indices_are_sorted {
-                    a.raw("indices_are_sorted", |t| t.push_str("true"));
+                    a.val("indices_are_sorted", AttrValue::Bool(true));
                 }
                 if p.unique_indices {
-                    a.raw("unique_indices", |t| t.push_str("true"));
+                    a.val("unique_indices", AttrValue::Bool(true));
                 }
             }
             Fusion => {
-                a.raw("kind", |t| t.push_str(&p.fusion_kind));
+                a.val(
+                    "kind",
+                    AttrValue::FusionKind(FusionKind::from_name(&p.fusion_kind).ok_or_else(
+                        || ProtoError::new(format!("unknown fusion kind \"{}\"", p.fusion_kind)),
+                    )?),
+                );
                 if !p.output_operand_aliasing.is_empty() {
-                    a.raw("output_to_operand_aliasing", |t| {
-                        aliasing_text(&p.output_operand_aliasing, t)
-                    });
+                    a.val(
+                        "output_to_operand_aliasing",
+                        AttrValue::Aliasing(typed(attrs::from_aliasing(
+                            &p.output_operand_aliasing,
+                        ))),
+                    );
                 }
             }
             ReduceWindow | SelectAndScatter => {
                 if let Some(w) = &p.window {
                     if !w.dimensions.is_empty() {
-                        a.raw("window", |t| window_text(w, t));
+                        a.val("window", AttrValue::Window(typed(attrs::from_window(w))));
                     }
                 }
             }
@@ -1541,11 +1565,11 @@ impl Reader<'_> {
             AllReduce | AllReduceStart | ReduceScatter | AllGather | AllGatherStart | AllToAll
             | RaggedAllToAll | CollectiveBroadcast => {
                 if p.channel_id > 0 {
-                    a.raw("channel_id", |t| push_int(t, p.channel_id));
+                    a.val("channel_id", AttrValue::Int(p.channel_id));
                 }
                 replica_groups_attr(&mut a, p);
                 if p.constrain_layout {
-                    a.raw("constrain_layout", |t| t.push_str("true"));
+                    a.val("constrain_layout", AttrValue::Bool(true));
                 }
                 // Then each op's own, in XLA's order: an all-gather's
                 // dimension before `use_global_device_ids`, a
@@ -1557,7 +1581,7 @@ impl Reader<'_> {
                         .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
                 }
                 if p.use_global_device_ids {
-                    a.raw("use_global_device_ids", |t| t.push_str("true"));
+                    a.val("use_global_device_ids", AttrValue::Bool(true));
                 }
                 if opcode == ReduceScatter {
                     a.list
@@ -1566,24 +1590,17 @@ impl Reader<'_> {
                 // `false` is also what a proto without the field says, and
                 // XLA before the field printed nothing: leave it unprinted.
                 if opcode == CollectiveBroadcast && p.has_dynamic_root {
-                    a.raw("has_dynamic_root", |t| t.push_str("true"));
+                    a.val("has_dynamic_root", AttrValue::Bool(true));
                 }
             }
             CollectivePermute | CollectivePermuteStart => {
                 if p.channel_id > 0 {
-                    a.raw("channel_id", |t| push_int(t, p.channel_id));
+                    a.val("channel_id", AttrValue::Int(p.channel_id));
                 }
-                a.raw("source_target_pairs", |t| {
-                    t.push('{');
-                    join(t, &p.source_target_pairs, ",", |t, st| {
-                        t.push('{');
-                        push_int(t, st.source);
-                        t.push(',');
-                        push_int(t, st.target);
-                        t.push('}');
-                    });
-                    t.push('}');
-                });
+                a.val(
+                    "source_target_pairs",
+                    AttrValue::Pairs(typed(attrs::from_pairs(&p.source_target_pairs))),
+                );
                 if !p.dynamic_slice_sizes.is_empty() {
                     let input = operand_shape_of(0);
                     let starts = operand_shape_of(2);
@@ -1594,99 +1611,101 @@ impl Reader<'_> {
                         .ok_or_else(|| {
                             ProtoError::new("dynamic_slice_sizes do not fit the operands' shapes")
                         })?;
-                    a.raw("slice_sizes", |t| {
-                        t.push('{');
-                        let mut rest = &p.dynamic_slice_sizes[..];
-                        for (i, &n) in lengths.iter().enumerate() {
-                            if i > 0 {
-                                t.push(',');
-                            }
-                            let (list, after) = rest.split_at(n);
-                            ints(t, list);
-                            rest = after;
-                        }
-                        t.push('}');
-                    });
+                    a.val(
+                        "slice_sizes",
+                        AttrValue::IntLists({
+                            let mut rest = &p.dynamic_slice_sizes[..];
+                            lengths
+                                .iter()
+                                .map(|&n| {
+                                    let (list, after) = rest.split_at(n);
+                                    rest = after;
+                                    list.into()
+                                })
+                                .collect()
+                        }),
+                    );
                 }
             }
             Send | Recv | SendDone | RecvDone => {
                 if p.channel_id > 0 {
-                    a.raw("channel_id", |t| push_int(t, p.channel_id));
+                    a.val("channel_id", AttrValue::Int(p.channel_id));
                 }
                 if p.is_host_transfer {
-                    a.raw("is_host_transfer", |t| t.push_str("true"));
+                    a.val("is_host_transfer", AttrValue::Bool(true));
                 }
             }
             BatchNormTraining | BatchNormInference | BatchNormGrad => {
-                a.raw("epsilon", |t| {
-                    crate::text::number::format_element(
-                        &LiteralData::F32(vec![p.epsilon]),
-                        PrimitiveType::F32,
-                        0,
-                        false,
-                        t,
-                    )
-                });
-                a.raw("feature_index", |t| push_int(t, p.feature_index));
+                a.val("epsilon", AttrValue::Float(typed(p.epsilon)));
+                a.val("feature_index", AttrValue::Int(p.feature_index));
             }
             ReducePrecision => {
-                a.raw("exponent_bits", |t| push_int(t, p.exponent_bits.into()));
-                a.raw("mantissa_bits", |t| push_int(t, p.mantissa_bits.into()));
+                a.val("exponent_bits", AttrValue::Int(p.exponent_bits.into()));
+                a.val("mantissa_bits", AttrValue::Int(p.mantissa_bits.into()));
             }
             Infeed if !p.infeed_config.is_empty() => {
                 let config = utf8(&p.infeed_config, "infeed_config")?;
-                a.raw("infeed_config", |t| quoted(t, config));
+                a.val("infeed_config", AttrValue::Str(config.into()));
             }
             Outfeed => {
                 if let Some(s) = &p.outfeed_shape {
                     let s = self.shape(s)?;
-                    a.raw("outfeed_shape", |t| s.write(t, true));
+                    a.val("outfeed_shape", AttrValue::Shape(Box::new(s)));
                 }
                 if !p.outfeed_config.is_empty() {
                     let config = utf8(&p.outfeed_config, "outfeed_config")?;
-                    a.raw("outfeed_config", |t| quoted(t, config));
+                    a.val("outfeed_config", AttrValue::Str(config.into()));
                 }
             }
             Scan => {
                 a.list
                     .push(("dimensions", PVal::Ints(p.dimensions.clone().into())));
-                a.raw("num_carries", |t| push_int(t, p.num_carries));
+                a.val("num_carries", AttrValue::Int(p.num_carries));
                 if p.is_reverse {
-                    a.raw("is_reverse", |t| t.push_str("true"));
+                    a.val("is_reverse", AttrValue::Bool(true));
                 }
                 // XLA's `TriState`: unspecified is not printed.
                 match p.is_associative {
-                    1 => a.raw("is_associative", |t| t.push_str("true")),
-                    2 => a.raw("is_associative", |t| t.push_str("false")),
+                    1 => a.val("is_associative", AttrValue::Bool(true)),
+                    2 => a.val("is_associative", AttrValue::Bool(false)),
                     _ => {}
                 }
             }
-            RngGetAndUpdateState => a.raw("delta", |t| push_int(t, p.delta)),
-            Rng => a.raw("distribution", |t| {
-                t.push_str(match p.distribution {
-                    1 => "rng_uniform",
-                    2 => "rng_normal",
-                    _ => "rng_invalid",
-                })
-            }),
-            RngBitGenerator => a.raw("algorithm", |t| {
-                t.push_str(match p.rng_algorithm {
-                    1 => "rng_three_fry",
-                    2 => "rng_philox",
-                    _ => "rng_default",
-                })
-            }),
+            RngGetAndUpdateState => a.val("delta", AttrValue::Int(p.delta)),
+            Rng => a.val(
+                "distribution",
+                AttrValue::Distribution(attrs::enum_of(
+                    RandomDistribution::from_index,
+                    p.distribution,
+                    RandomDistribution::Invalid,
+                )),
+            ),
+            RngBitGenerator => a.val(
+                "algorithm",
+                AttrValue::RngAlgorithm(attrs::enum_of(
+                    RngAlgorithm::from_index,
+                    p.rng_algorithm,
+                    RngAlgorithm::Default,
+                )),
+            ),
             Cholesky if p.cholesky_options.as_ref().is_some_and(|c| c.lower) => {
-                a.raw("lower", |t| t.push_str("true"));
+                a.val("lower", AttrValue::Bool(true));
             }
             CopyStart => {
                 if let Some(i) = p.cross_program_prefetch_index {
-                    a.raw("cross_program_prefetch_index", |t| push_int(t, i.into()));
+                    a.val("cross_program_prefetch_index", AttrValue::Int(i.into()));
                 }
             }
             Fft => {
-                a.raw("fft_type", |t| t.push_str(enum_name(FFT_TYPES, p.fft_type)));
-                a.raw("fft_length", |t| ints(t, &p.fft_length));
+                a.val(
+                    "fft_type",
+                    AttrValue::FftType(attrs::enum_of(
+                        FftType::from_index,
+                        p.fft_type,
+                        FftType::Fft,
+                    )),
+                );
+                a.val("fft_length", AttrValue::Ints(p.fft_length.clone().into()));
             }
             TriangularSolve => {
                 let o = p.triangular_solve_options.clone().unwrap_or_default();
@@ -1696,38 +1715,39 @@ impl Reader<'_> {
                     ("unit_diagonal", o.unit_diagonal),
                 ] {
                     if set {
-                        a.raw(key, |t| t.push_str("true"));
+                        a.val(key, AttrValue::Bool(true));
                     }
                 }
-                a.raw("transpose_a", |t| {
-                    t.push_str(enum_name(TRANSPOSES, o.transpose_a))
-                });
+                a.val(
+                    "transpose_a",
+                    AttrValue::Transpose(attrs::enum_of(
+                        TransposeKind::from_index,
+                        o.transpose_a,
+                        TransposeKind::Invalid,
+                    )),
+                );
             }
             // The text's `entry` is the proto's exit sharding and its
             // `exit` the entry one (XLA names them by side).
             Domain => {
-                if let (Some(entry), Some(exit)) =
-                    (&p.domain_exit_sharding, &p.domain_entry_sharding)
-                {
-                    a.raw("domain", |t| {
-                        t.push_str("{kind=\"sharding\", entry=");
-                        sharding_text(entry, t, false);
-                        t.push_str(", exit=");
-                        sharding_text(exit, t, false);
-                        t.push('}');
-                    });
+                if let Some(d) = attrs::from_domain(p) {
+                    a.val("domain", AttrValue::Domain(typed(d)));
                 }
             }
             AsyncStart => {
                 if !p.async_execution_thread.is_empty() && p.async_execution_thread != "main" {
-                    a.raw("async_execution_thread", |t| {
-                        quoted(t, &p.async_execution_thread)
-                    });
+                    a.val(
+                        "async_execution_thread",
+                        AttrValue::Str(p.async_execution_thread.as_str().into()),
+                    );
                 }
                 if !p.output_operand_aliasing.is_empty() {
-                    a.raw("output_to_operand_aliasing", |t| {
-                        aliasing_text(&p.output_operand_aliasing, t)
-                    });
+                    a.val(
+                        "output_to_operand_aliasing",
+                        AttrValue::Aliasing(typed(attrs::from_aliasing(
+                            &p.output_operand_aliasing,
+                        ))),
+                    );
                 }
             }
             _ => {}
@@ -1769,14 +1789,20 @@ impl Reader<'_> {
             _ => {}
         }
         if opcode == Call && p.is_composite {
-            a.raw("is_composite", |t| t.push_str("true"));
+            a.val("is_composite", AttrValue::Bool(true));
         }
         if let Some(s) = &p.sharding {
-            a.raw("sharding", |t| sharding_text(s, t, true));
+            a.val(
+                "sharding",
+                AttrValue::Sharding(typed(attrs::from_sharding(s))),
+            );
         }
         if let Some(fa) = &p.frontend_attributes {
             if !fa.map.is_empty() {
-                a.raw("frontend_attributes", |t| frontend_attributes_text(fa, t));
+                a.val(
+                    "frontend_attributes",
+                    AttrValue::FrontendAttributes(typed(attrs::from_frontend_attributes(fa))),
+                );
             }
         }
         if !control.is_empty() {
@@ -1784,25 +1810,20 @@ impl Reader<'_> {
         }
         if let Some(sv) = &p.statistics_viz {
             if !sv.statistics.is_empty() {
-                a.raw("statistics", |t| {
-                    t.push_str("{visualizing_index=");
-                    push_int(t, sv.stat_index_to_visualize);
-                    for s in &sv.statistics {
-                        t.push(',');
-                        t.push_str(&s.stat_name);
-                        t.push('=');
-                        // absl::StrCat of a double: %g, 6 digits.
-                        crate::text::number::format_g(s.stat_val, 6, t);
-                    }
-                    t.push('}');
-                });
+                a.val(
+                    "statistics",
+                    AttrValue::Statistics(typed(attrs::from_statistics(sv))),
+                );
             }
         }
         if let Some(ra) = &p.result_accuracy {
             result_accuracy_attr(&mut a, ra);
         }
         if let Some(ov) = &p.original_value {
-            a.raw("origin", |t| original_value_text(ov, &shape, t));
+            a.val(
+                "origin",
+                AttrValue::OriginalValue(typed(attrs::from_original_value(ov, &shape))),
+            );
         }
         if let Some(m) = meta.or_else(|| p.metadata.as_ref().map(MetaView::of)) {
             let sf = if m.stack_frame_id != 0 {
@@ -1811,7 +1832,7 @@ impl Reader<'_> {
                 0
             };
             if m.has_text() {
-                a.raw("metadata", |t| metadata_view_text(&m, sf, t));
+                a.val("metadata", AttrValue::Metadata(typed(m.to_metadata(sf))));
             }
         }
         // A payload, where present, is the config (as XLA's loader has it).
@@ -1856,9 +1877,8 @@ struct Attrs<'t> {
 }
 
 impl Attrs<'_> {
-    fn raw(&mut self, key: &'static str, f: impl FnOnce(&mut String)) {
-        let r = push_range(self.text, f);
-        self.list.push((key, PVal::Raw(r)));
+    fn val(&mut self, key: &'static str, value: AttrValue) {
+        self.list.push((key, PVal::Value(value)));
     }
 }
 
@@ -1922,74 +1942,52 @@ fn quoted(t: &mut String, s: &str) {
 fn dot_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {
     let d = p.dot_dimension_numbers.clone().unwrap_or_default();
     if !d.lhs_batch_dimensions.is_empty() {
-        a.raw("lhs_batch_dims", |t| ints(t, &d.lhs_batch_dimensions));
+        a.val(
+            "lhs_batch_dims",
+            AttrValue::Ints(d.lhs_batch_dimensions.clone().into()),
+        );
     }
-    a.raw("lhs_contracting_dims", |t| {
-        ints(t, &d.lhs_contracting_dimensions)
-    });
+    a.val(
+        "lhs_contracting_dims",
+        AttrValue::Ints(d.lhs_contracting_dimensions.clone().into()),
+    );
     if !d.rhs_batch_dimensions.is_empty() {
-        a.raw("rhs_batch_dims", |t| ints(t, &d.rhs_batch_dimensions));
+        a.val(
+            "rhs_batch_dims",
+            AttrValue::Ints(d.rhs_batch_dimensions.clone().into()),
+        );
     }
-    a.raw("rhs_contracting_dims", |t| {
-        ints(t, &d.rhs_contracting_dimensions)
-    });
+    a.val(
+        "rhs_contracting_dims",
+        AttrValue::Ints(d.rhs_contracting_dimensions.clone().into()),
+    );
     precision_attrs(a, p);
 }
-
-const PRECISIONS: &[&str] = &["default", "high", "highest"];
 
 fn precision_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {
     if let Some(pc) = &p.precision_config {
         if pc.operand_precision.iter().any(|&x| x != 0) {
-            a.raw("operand_precision", |t| {
-                t.push('{');
-                join(t, &pc.operand_precision, ",", |t, &x| {
-                    t.push_str(PRECISIONS.get(x as usize).copied().unwrap_or("default"))
-                });
-                t.push('}');
-            });
+            a.val(
+                "operand_precision",
+                AttrValue::Precisions(
+                    pc.operand_precision
+                        .iter()
+                        .map(|&x| attrs::enum_of(Precision::from_index, x, Precision::Default))
+                        .collect(),
+                ),
+            );
         }
         if pc.algorithm != 0 {
-            a.raw("algorithm", |t| t.push_str(algorithm_name(pc.algorithm)));
+            a.val(
+                "algorithm",
+                AttrValue::DotAlgorithm(attrs::enum_of(
+                    DotAlgorithm::from_index,
+                    pc.algorithm,
+                    DotAlgorithm::Unset,
+                )),
+            );
         }
     }
-}
-
-pub(crate) const ALGORITHMS: &[&str] = &[
-    "unset",
-    "dot_any_f8_any_f8_f32",
-    "dot_any_f8_any_f8_f32_fast_accum",
-    "dot_f16_f16_f16",
-    "dot_f16_f16_f32",
-    "dot_bf16_bf16_bf16",
-    "dot_bf16_bf16_f32",
-    "dot_bf16_bf16_f32_x3",
-    "dot_bf16_bf16_f32_x6",
-    "dot_tf32_tf32_f32",
-    "dot_tf32_tf32_f32_x3",
-    "dot_f32_f32_f32",
-    "dot_f64_f64_f64",
-    "dot_bf16_bf16_f32_x9",
-];
-
-/// `CustomCallSchedule`, `FftType` and `TriangularSolveOptions.Transpose`
-/// by number.
-pub(crate) const CUSTOM_CALL_SCHEDULES: &[&str] =
-    &["SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST"];
-pub(crate) const FFT_TYPES: &[&str] = &["FFT", "IFFT", "RFFT", "IRFFT"];
-pub(crate) const TRANSPOSES: &[&str] =
-    &["TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"];
-
-/// An enum's name by number; out of range: the name of 0.
-fn enum_name(names: &[&'static str], n: i32) -> &'static str {
-    usize::try_from(n)
-        .ok()
-        .and_then(|i| names.get(i))
-        .unwrap_or(&names[0])
-}
-
-fn algorithm_name(a: i32) -> &'static str {
-    ALGORITHMS.get(a as usize).copied().unwrap_or("unset")
 }
 
 /// What a convolution prints, and a custom call before its target (a
@@ -1998,19 +1996,20 @@ fn algorithm_name(a: i32) -> &'static str {
 fn convolution_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {
     if let Some(w) = &p.window {
         if !w.dimensions.is_empty() {
-            a.raw("window", |t| window_text(w, t));
+            a.val("window", AttrValue::Window(typed(attrs::from_window(w))));
         }
     }
     if let Some(d) = &p.convolution_dimension_numbers {
-        a.raw("dim_labels", |t| dim_labels_text(d, t));
+        a.val(
+            "dim_labels",
+            AttrValue::ConvDims(typed(attrs::from_conv_dims(d))),
+        );
     }
     if p.feature_group_count > 1 {
-        a.raw("feature_group_count", |t| {
-            push_int(t, p.feature_group_count)
-        });
+        a.val("feature_group_count", AttrValue::Int(p.feature_group_count));
     }
     if p.batch_group_count > 1 {
-        a.raw("batch_group_count", |t| push_int(t, p.batch_group_count));
+        a.val("batch_group_count", AttrValue::Int(p.batch_group_count));
     }
     precision_attrs(a, p);
 }
@@ -2029,31 +2028,36 @@ fn custom_call_attrs(
             .iter()
             .map(|s| r.shape(s))
             .collect::<Result<Vec<_>, _>>()?;
-        a.raw("operand_layout_constraints", |t| {
-            t.push('{');
-            join(t, &shapes, ", ", |t, s| s.write(t, true));
-            t.push('}');
-        });
+        a.val(
+            "operand_layout_constraints",
+            AttrValue::Shapes(shapes.into()),
+        );
     }
     if p.custom_call_has_side_effect {
-        a.raw("custom_call_has_side_effect", |t| t.push_str("true"));
+        a.val("custom_call_has_side_effect", AttrValue::Bool(true));
     }
     if let Some(l) = &p.literal {
         let lit = literal_from_proto(
             l,
             &shape_from_proto(&l.shape.clone().unwrap_or_default(), 0)?,
         )?;
-        a.raw("literal", |t| shaped_literal_text(&lit, t));
+        a.val("literal", AttrValue::Literal(typed(lit)));
     }
     if !p.output_operand_aliasing.is_empty() {
-        a.raw("output_to_operand_aliasing", |t| {
-            aliasing_text(&p.output_operand_aliasing, t)
-        });
+        a.val(
+            "output_to_operand_aliasing",
+            AttrValue::Aliasing(typed(attrs::from_aliasing(&p.output_operand_aliasing))),
+        );
     }
     if p.custom_call_schedule != 0 {
-        a.raw("schedule", |t| {
-            t.push_str(enum_name(CUSTOM_CALL_SCHEDULES, p.custom_call_schedule))
-        });
+        a.val(
+            "schedule",
+            AttrValue::Schedule(attrs::enum_of(
+                CustomCallSchedule::from_index,
+                p.custom_call_schedule,
+                CustomCallSchedule::None,
+            )),
+        );
     }
     let api = match p.custom_call_api_version {
         0 => ApiVersion::Unspecified,
@@ -2069,157 +2073,17 @@ fn custom_call_attrs(
     Ok(())
 }
 
-/// A literal with its shape, as a custom call's `literal=` (XLA's
-/// `Literal::ToString`): `s32[2]{0} {1, 2}`; a tuple `( a, b )`.
-fn shaped_literal_text(l: &Literal, t: &mut String) {
-    match &l.data {
-        LiteralData::Tuple(items) => {
-            t.push_str("( ");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    t.push_str(", ");
-                }
-                shaped_literal_text(item, t);
-            }
-            t.push_str(" )");
-        }
-        _ => {
-            l.shape.write(t, true);
-            t.push(' ');
-            crate::text::printer::literal(l, t);
-        }
-    }
-}
-
 fn replica_groups_attr(a: &mut Attrs<'_>, p: &HloInstructionProto) {
-    if let Some(m) = &p.mesh_axes_replica_group_list {
-        a.raw("replica_groups", |t| {
-            t.push_str("mesh[");
-            let axes = m.mesh.as_ref().map(|m| &m.axes[..]).unwrap_or(&[]);
-            join(t, axes, ",", |t, ax| {
-                t.push('\'');
-                t.push_str(&ax.name);
-                t.push_str("'=");
-                push_int(t, ax.size);
-            });
-            t.push_str("] {");
-            join(t, &m.axes, ",", |t, r| {
-                let name = usize::try_from(r.mesh_axis_index)
-                    .ok()
-                    .and_then(|i| axes.get(i))
-                    .map_or("?", |a| a.name.as_str());
-                t.push('\'');
-                t.push_str(name);
-                t.push('\'');
-                if let Some(s) = &r.sub_axis_info {
-                    t.push(':');
-                    t.push('(');
-                    push_int(t, s.pre_size);
-                    t.push(')');
-                    push_int(t, s.size);
-                }
-            });
-            t.push('}');
-        });
-        return;
-    }
-    let iota = p.iota_collective_device_list.as_ref().or_else(|| {
-        p.collective_device_list
-            .as_ref()
-            .and_then(|l| l.iota_replica_group_list.as_ref())
-    });
-    if let Some(iota) = iota {
-        a.raw("replica_groups", |t| {
-            t.push('[');
-            push_int(t, iota.num_replica_groups);
-            t.push(',');
-            push_int(t, iota.num_devices_per_group);
-            t.push(']');
-            iota_text(&iota.iota_reshape_dims, &iota.iota_transpose_perm, t);
-        });
-        return;
-    }
-    let groups: &[ReplicaGroup] = match &p.collective_device_list {
-        Some(l) => &l.replica_groups,
-        None => &p.replica_groups,
-    };
-    a.raw("replica_groups", |t| {
-        t.push('{');
-        join(t, groups, ",", |t, g| ints(t, &g.replica_ids));
-        t.push('}');
-    });
+    a.val(
+        "replica_groups",
+        AttrValue::ReplicaGroups(typed(attrs::from_replica_groups(p))),
+    );
 }
 
 fn result_accuracy_attr(a: &mut Attrs<'_>, ra: &ResultAccuracy) {
-    if let Some(tol) = &ra.tolerance {
-        a.raw("result_accuracy", |t| {
-            t.push_str("{tolerance={atol=");
-            crate::text::number::format_element(
-                &LiteralData::F64(vec![tol.atol]),
-                PrimitiveType::F64,
-                0,
-                false,
-                t,
-            );
-            t.push_str(",rtol=");
-            crate::text::number::format_element(
-                &LiteralData::F64(vec![tol.rtol]),
-                PrimitiveType::F64,
-                0,
-                false,
-                t,
-            );
-            t.push_str(",ulps=");
-            push_int(t, tol.ulps);
-            t.push_str("}}");
-        });
-    } else if ra.mode == Some(1) {
-        a.raw("result_accuracy", |t| t.push_str("{mode=highest}"));
+    if let Some(r) = attrs::from_result_accuracy(ra) {
+        a.val("result_accuracy", AttrValue::ResultAccuracy(typed(r)));
     }
-}
-
-/// `{{"name" {1}}}`, `{({"a"}, {})}`, `{[synthetic_call]}`: each array of
-/// the shape with the original array it comes from.
-fn original_value_text(ov: &OriginalValueProto, shape: &Shape, t: &mut String) {
-    /// `leaf` counts the arrays so far: XLA writes an element per array,
-    /// in order, so the one at `leaf` is nearly always the one.
-    fn value(
-        ov: &OriginalValueProto,
-        shape: &Shape,
-        index: &mut Vec<i64>,
-        leaf: &mut usize,
-        t: &mut String,
-    ) {
-        if let Shape::Tuple(elems) = shape {
-            t.push('(');
-            for (i, e) in elems.iter().enumerate() {
-                if i > 0 {
-                    t.push_str(", ");
-                }
-                index.push(i as i64);
-                value(ov, e, index, leaf, t);
-                index.pop();
-            }
-            t.push(')');
-            return;
-        }
-        let element = match ov.elements.get(*leaf) {
-            Some(e) if e.shape_index == *index => Some(e),
-            _ => ov.elements.iter().find(|e| e.shape_index == *index),
-        };
-        *leaf += 1;
-        match element.and_then(|e| e.original_array.as_ref()) {
-            Some(a) => original_array_text(a, t),
-            None => t.push_str("{}"),
-        }
-    }
-    t.push('{');
-    if ov.is_synthetic_call {
-        t.push_str("[synthetic_call]");
-    } else {
-        value(ov, shape, &mut Vec::new(), &mut 0, t);
-    }
-    t.push('}');
 }
 
 /// An `OpMetadata` as [`metadata_text`] prints it, its strings borrowed.
@@ -2299,6 +2163,22 @@ impl<'a> MetaView<'a> {
         Some(v)
     }
 
+    fn to_metadata(&self, stack_frame_id: i64) -> crate::ir::attrs::OpMetadata {
+        crate::ir::attrs::OpMetadata {
+            op_type: self.op_type.into(),
+            op_name: self.op_name.into(),
+            source_file: self.source_file.into(),
+            source_line: self.source_line,
+            source_end_line: self.source_end_line,
+            source_column: self.source_column,
+            source_end_column: self.source_end_column,
+            profile_type: self.profile_type.to_vec(),
+            deduplicated_name: self.deduplicated_name.into(),
+            scheduling_name: self.scheduling_name.into(),
+            stack_frame_id: stack_frame_id as i32,
+        }
+    }
+
     fn has_text(&self) -> bool {
         !self.op_type.is_empty()
             || !self.op_name.is_empty()
@@ -2331,71 +2211,6 @@ fn append_unprinted_metadata(md: &OpMetadata, out: &mut Vec<u8>) {
     }
 }
 
-/// The iota device list of replica groups and shardings: `<=[dims]`, and
-/// `T(perm)` unless the permutation is the identity.
-fn iota_text(reshape_dims: &[i64], transpose_perm: &[i32], t: &mut String) {
-    t.push_str("<=[");
-    join(t, reshape_dims, ",", |t, x| push_int(t, *x));
-    t.push(']');
-    let identity = transpose_perm
-        .iter()
-        .enumerate()
-        .all(|(i, &x)| x as usize == i);
-    if !identity {
-        t.push_str("T(");
-        join(t, transpose_perm, ",", |t, x| push_int(t, i64::from(*x)));
-        t.push(')');
-    }
-}
-
-/// `{op_type="..." op_name="..." ...}` as XLA's `OpMetadataToString`.
-pub(crate) fn metadata_text(m: &OpMetadata, stack_frame_id: i64, t: &mut String) {
-    metadata_view_text(&MetaView::of(m), stack_frame_id, t)
-}
-
-fn metadata_view_text(m: &MetaView<'_>, stack_frame_id: i64, t: &mut String) {
-    t.push('{');
-    let start = t.len();
-    let sep = |t: &mut String| {
-        if t.len() > start {
-            t.push(' ');
-        }
-    };
-    let string = |t: &mut String, key: &str, v: &str| {
-        if !v.is_empty() {
-            sep(t);
-            t.push_str(key);
-            t.push('=');
-            quoted(t, v);
-        }
-    };
-    string(t, "op_type", m.op_type);
-    string(t, "op_name", m.op_name);
-    string(t, "source_file", m.source_file);
-    let int = |t: &mut String, key: &str, v: i64| {
-        if v != 0 {
-            sep(t);
-            t.push_str(key);
-            t.push('=');
-            push_int(t, v);
-        }
-    };
-    int(t, "source_line", m.source_line.into());
-    int(t, "source_end_line", m.source_end_line.into());
-    int(t, "source_column", m.source_column.into());
-    int(t, "source_end_column", m.source_end_column.into());
-    if !m.profile_type.is_empty() {
-        sep(t);
-        t.push_str("profile_type={");
-        join(t, &m.profile_type, ",", |t, x| push_int(t, i64::from(*x)));
-        t.push('}');
-    }
-    string(t, "deduplicated_name", m.deduplicated_name);
-    string(t, "scheduling_name", m.scheduling_name);
-    int(t, "stack_frame_id", stack_frame_id);
-    t.push('}');
-}
-
 /// `{key=value,...}`, sorted by key; values that read as one `{...}` token
 /// are printed raw, others quoted and escaped.
 pub(crate) fn frontend_attributes_text(fa: &FrontendAttributes, t: &mut String) {
@@ -2414,219 +2229,6 @@ pub(crate) fn frontend_attributes_text(fa: &FrontendAttributes, t: &mut String) 
             quoted(t, v);
         }
     }
-    t.push('}');
-}
-
-const SHARDING_TYPES: &[&str] = &[
-    "replicated",
-    "maximal",
-    "tuple",
-    "other",
-    "manual",
-    "unknown",
-    "unreduced",
-];
-
-/// `HloSharding::ToString`, from the proto.
-pub(crate) fn sharding_text(s: &OpSharding, t: &mut String, metadata: bool) {
-    if s.r#type == 2 {
-        t.push('{');
-        for (i, e) in s.tuple_shardings.iter().enumerate() {
-            if i > 0 {
-                t.push_str(", ");
-                if i % 5 == 0 {
-                    t.push_str("/*index=");
-                    push_int(t, i as i64);
-                    t.push_str("*/");
-                }
-            }
-            sharding_text(e, t, metadata);
-        }
-        t.push('}');
-        return;
-    }
-    t.push('{');
-    match s.r#type {
-        0 => t.push_str("replicated"),
-        4 => t.push_str("manual"),
-        5 => t.push_str("unknown"),
-        6 => t.push_str("unreduced"),
-        1 => {
-            t.push_str("maximal device=");
-            push_int(t, *s.tile_assignment_devices.first().unwrap_or(&0));
-        }
-        _ => {
-            t.push_str("devices=[");
-            join(t, &s.tile_assignment_dimensions, ",", |t, x| {
-                push_int(t, *x)
-            });
-            t.push(']');
-            if !s.iota_reshape_dims.is_empty() {
-                iota_text(&s.iota_reshape_dims, &s.iota_transpose_perm, t);
-            } else {
-                join(t, &s.tile_assignment_devices, ",", |t, x| push_int(t, *x));
-            }
-            if s.replicate_on_last_tile_dim {
-                t.push_str(" last_tile_dim_replicate");
-            }
-            if !s.last_tile_dims.is_empty() {
-                t.push_str(" last_tile_dims={");
-                join(t, &s.last_tile_dims, ", ", |t, &x| {
-                    t.push_str(SHARDING_TYPES.get(x as usize).copied().unwrap_or("other"))
-                });
-                t.push('}');
-            }
-        }
-    }
-    if s.is_shard_group {
-        t.push_str(if s.shard_group_type == 0 {
-            " shard_as "
-        } else {
-            " shard_like "
-        });
-        push_int(t, s.shard_group_id);
-    }
-    if metadata && !s.metadata.is_empty() {
-        t.push_str(" metadata={");
-        join(t, &s.metadata, ", ", |t, m| {
-            metadata_text(m, m.stack_frame_id.into(), t)
-        });
-        t.push('}');
-    }
-    t.push('}');
-}
-
-fn window_text(w: &Window, t: &mut String) {
-    t.push('{');
-    let dims = &w.dimensions;
-    let mut first = true;
-    let mut field =
-        |t: &mut String, name: &str, cond: bool, f: &dyn Fn(&mut String, &WindowDimension)| {
-            if !cond {
-                return;
-            }
-            if !first {
-                t.push(' ');
-            }
-            first = false;
-            t.push_str(name);
-            t.push('=');
-            join(t, dims, "x", f);
-        };
-    field(t, "size", true, &|t, d| push_int(t, d.size));
-    field(t, "stride", dims.iter().any(|d| d.stride != 1), &|t, d| {
-        push_int(t, d.stride)
-    });
-    field(
-        t,
-        "pad",
-        dims.iter()
-            .any(|d| d.padding_low != 0 || d.padding_high != 0),
-        &|t, d| {
-            push_int(t, d.padding_low);
-            t.push('_');
-            push_int(t, d.padding_high);
-        },
-    );
-    field(
-        t,
-        "lhs_dilate",
-        dims.iter().any(|d| d.base_dilation != 1),
-        &|t, d| push_int(t, d.base_dilation),
-    );
-    field(
-        t,
-        "rhs_dilate",
-        dims.iter().any(|d| d.window_dilation != 1),
-        &|t, d| push_int(t, d.window_dilation),
-    );
-    field(
-        t,
-        "rhs_reversal",
-        dims.iter().any(|d| d.window_reversal),
-        &|t, d| t.push(if d.window_reversal { '1' } else { '0' }),
-    );
-    t.push('}');
-}
-
-fn padding_text(pc: &PaddingConfig, t: &mut String) {
-    let interior = pc.dimensions.iter().any(|d| d.interior_padding != 0);
-    join(t, &pc.dimensions, "x", |t, d| {
-        push_int(t, d.edge_padding_low);
-        t.push('_');
-        push_int(t, d.edge_padding_high);
-        if interior {
-            t.push('_');
-            push_int(t, d.interior_padding);
-        }
-    });
-}
-
-fn dim_labels_text(d: &ConvolutionDimensionNumbers, t: &mut String) {
-    /// As many labels as the highest dimension named needs, `?` for those
-    /// named by none (XLA's `ConvolutionDimensionNumbersToString`).
-    fn side(t: &mut String, named: &[(i64, char)], spatial: &[i64]) {
-        let highest = named
-            .iter()
-            .map(|x| x.0)
-            .chain(spatial.iter().copied())
-            .max()
-            .unwrap_or(0);
-        // A malformed proto's numbers are not worth a huge line.
-        let rank = usize::try_from(highest.saturating_add(1))
-            .unwrap_or(0)
-            .min(spatial.len() + 2 + 64);
-        let mut chars = vec!['?'; rank];
-        for &(i, c) in named {
-            if let Some(x) = usize::try_from(i).ok().and_then(|i| chars.get_mut(i)) {
-                *x = c;
-            }
-        }
-        for (n, &i) in spatial.iter().enumerate() {
-            if let Some(x) = usize::try_from(i).ok().and_then(|i| chars.get_mut(i)) {
-                *x = char::from_digit(n as u32, 10).unwrap_or('?');
-            }
-        }
-        t.extend(chars);
-    }
-    side(
-        t,
-        &[
-            (d.input_batch_dimension, 'b'),
-            (d.input_feature_dimension, 'f'),
-        ],
-        &d.input_spatial_dimensions,
-    );
-    t.push('_');
-    side(
-        t,
-        &[
-            (d.kernel_input_feature_dimension, 'i'),
-            (d.kernel_output_feature_dimension, 'o'),
-        ],
-        &d.kernel_spatial_dimensions,
-    );
-    t.push_str("->");
-    side(
-        t,
-        &[
-            (d.output_batch_dimension, 'b'),
-            (d.output_feature_dimension, 'f'),
-        ],
-        &d.output_spatial_dimensions,
-    );
-}
-
-fn aliasing_text(list: &[OutputOperandAliasing], t: &mut String) {
-    t.push('{');
-    join(t, list, ", ", |t, x| {
-        ints(t, &x.output_shape_index);
-        t.push_str(": (");
-        push_int(t, x.operand_index);
-        t.push_str(", ");
-        ints(t, &x.operand_shape_index);
-        t.push(')');
-    });
     t.push('}');
 }
 

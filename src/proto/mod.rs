@@ -9,6 +9,7 @@
 //!
 //! [`read_module`] also accepts the `HloProto` and `HloSnapshot` wrappers.
 
+pub mod attrs;
 pub mod from_proto;
 pub mod messages;
 pub mod to_proto;

@@ -16,10 +16,8 @@
 // literals cannot fill: fields are set one by one.
 #![allow(clippy::field_reassign_with_default)]
 
-use super::from_proto::{
-    async_chain_start, gather, physical_positions, ALGORITHMS, CUSTOM_CALL_SCHEDULES, FFT_TYPES,
-    TRANSPOSES,
-};
+use super::attrs;
+use super::from_proto::{async_chain_start, gather, physical_positions};
 use super::messages::*;
 use super::{stays_on_async_start, ProtoError};
 use crate::ir::instruction::{ApiVersion, AttrValue, ComparisonType};
@@ -443,11 +441,7 @@ impl<'m> Writer<'m> {
                 let root = wrapped.push(root);
                 wrapped.set_root(root);
                 let thread = match instr.attr("async_execution_thread") {
-                    Some(AttrValue::Raw(t)) => Some(
-                        Cursor::new(t)
-                            .string()
-                            .map_err(|e| ProtoError::new(format!("{}: {e}", at())))?,
-                    ),
+                    Some(AttrValue::Str(t)) => Some(t.to_string()),
                     _ => None,
                 };
                 self.wrapped_of.insert((c, i), self.wrapped.len());
@@ -880,10 +874,6 @@ impl<'m> Writer<'m> {
             if instr.async_wrapped.is_some() && !stays_on_async_start(key) {
                 continue; // the wrapped op's, written in its computation
             }
-            let raw = || match &a.value {
-                AttrValue::Raw(s) => Ok(&**s),
-                _ => err(format!("attribute {key}: unexpected value")),
-            };
             match (key, &a.value) {
                 ("control-predecessors", _) => {}
                 ("dimensions", AttrValue::Ints(v)) => p.dimensions = v.to_vec(),
@@ -912,7 +902,7 @@ impl<'m> Writer<'m> {
                         ApiVersion::TypedFfi => 4,
                     }
                 }
-                _ => self.raw_attr(&mut p, key, raw()?)?,
+                _ => attr_to_proto(&mut p, key, &a.value)?,
             }
         }
         if let (Some(c), Some(b)) = while_comps {
@@ -950,95 +940,72 @@ impl<'m> Writer<'m> {
         }
         Ok(p)
     }
-
-    fn raw_attr(&self, p: &mut HloInstructionProto, key: &str, v: &str) -> Result<(), ProtoError> {
-        raw_attr(p, key, v)
-    }
 }
 
-/// Whether an attribute kept as text (`key=v` of an `opcode`) says
-/// something a proto can hold: the text parser asks this of every
-/// distinct text, so that what it accepts the writer can write (an
-/// attribute this writer does not write yet is not an error here).
-pub(crate) fn check_text_attr(opcode: Opcode, key: &str, v: &str) -> Result<(), String> {
-    let mut p = HloInstructionProto::default();
-    p.opcode = opcode.name().to_string();
-    match raw_attr(&mut p, key, v) {
-        Err(e) if e.message.ends_with("is not written as a proto yet") => Ok(()),
-        Err(e) => Err(e.message),
-        Ok(()) => Ok(()),
-    }
-}
-
-/// An attribute kept as text, into its proto fields.
-fn raw_attr(p: &mut HloInstructionProto, key: &str, v: &str) -> Result<(), ProtoError> {
-    let bad = |what: &str| ProtoError::new(format!("attribute {key}={v}: {what}"));
-    let mut c = Cursor::new(v);
-    match key {
-        "metadata" => p.metadata = Some(parse_metadata(v).map_err(|e| bad(&e))?),
-        "frontend_attributes" => p.frontend_attributes = Some(parse_frontend_attributes(v)?),
-        "sharding" => p.sharding = Some(parse_sharding(&mut c).map_err(|e| bad(&e))?),
-        "is_stable" => p.is_stable = v == "true",
-        "largest" => p.largest = v == "true",
-        "k" => p.k = c.int().map_err(|e| bad(&e))?,
-        "is_composite" => p.is_composite = v == "true",
-        "kind" => p.fusion_kind = v.to_string(),
-        "custom_call_has_side_effect" => p.custom_call_has_side_effect = v == "true",
-        "indices_are_sorted" => p.indices_are_sorted = v == "true",
-        "unique_indices" => p.unique_indices = v == "true",
-        "use_global_device_ids" => p.use_global_device_ids = v == "true",
-        "constrain_layout" => p.constrain_layout = v == "true",
-        "is_host_transfer" => p.is_host_transfer = v == "true",
-        "algorithm" if p.opcode == "rng-bit-generator" => {
-            p.rng_algorithm = match v {
-                "rng_three_fry" => 1,
-                "rng_philox" => 2,
-                _ => 0,
-            }
+/// A typed attribute, into its proto fields.
+fn attr_to_proto(p: &mut HloInstructionProto, key: &str, v: &AttrValue) -> Result<(), ProtoError> {
+    use AttrValue as V;
+    let unexpected = || err(format!("attribute {key}: unexpected value"));
+    let int32 = |x: i64| {
+        i32::try_from(x).map_err(|_| ProtoError::new(format!("attribute {key}={x}: out of range")))
+    };
+    let is_gather = p.opcode == "gather";
+    let is_rng_bit_generator = p.opcode == "rng-bit-generator";
+    let is_cholesky = p.opcode == "cholesky";
+    match (key, v) {
+        ("metadata", V::Metadata(m)) => p.metadata = Some(attrs::to_metadata(m)),
+        ("frontend_attributes", V::FrontendAttributes(fa)) => {
+            p.frontend_attributes = Some(attrs::to_frontend_attributes(fa))
         }
-        "distribution" => {
-            p.distribution = match v {
-                "rng_uniform" => 1,
-                "rng_normal" => 2,
-                _ => 0,
-            }
+        ("sharding", V::Sharding(s)) => p.sharding = Some(attrs::to_sharding(s)),
+        ("is_stable", V::Bool(b)) => p.is_stable = *b,
+        ("largest", V::Bool(b)) => p.largest = *b,
+        ("is_composite", V::Bool(b)) => p.is_composite = *b,
+        ("custom_call_has_side_effect", V::Bool(b)) => p.custom_call_has_side_effect = *b,
+        ("indices_are_sorted", V::Bool(b)) => p.indices_are_sorted = *b,
+        ("unique_indices", V::Bool(b)) => p.unique_indices = *b,
+        ("use_global_device_ids", V::Bool(b)) => p.use_global_device_ids = *b,
+        ("constrain_layout", V::Bool(b)) => p.constrain_layout = *b,
+        ("is_host_transfer", V::Bool(b)) => p.is_host_transfer = *b,
+        ("is_reverse", V::Bool(b)) => p.is_reverse = *b,
+        ("has_dynamic_root", V::Bool(b)) => p.has_dynamic_root = *b,
+        // XLA's `TriState`.
+        ("is_associative", V::Bool(b)) => p.is_associative = if *b { 1 } else { 2 },
+        ("k", V::Int(x)) => p.k = *x,
+        ("feature_index", V::Int(x)) => p.feature_index = *x,
+        ("channel_id", V::Int(x)) => p.channel_id = *x,
+        ("feature_group_count", V::Int(x)) => p.feature_group_count = *x,
+        ("batch_group_count", V::Int(x)) => p.batch_group_count = *x,
+        ("num_carries", V::Int(x)) => p.num_carries = *x,
+        ("delta", V::Int(x)) => p.delta = *x,
+        ("exponent_bits", V::Int(x)) => p.exponent_bits = int32(*x)?,
+        ("mantissa_bits", V::Int(x)) => p.mantissa_bits = int32(*x)?,
+        ("cross_program_prefetch_index", V::Int(x)) => {
+            p.cross_program_prefetch_index = Some(int32(*x)?)
         }
-        "epsilon" => p.epsilon = v.parse::<f32>().map_err(|_| bad("not a float"))?,
-        "feature_index" => p.feature_index = c.int().map_err(|e| bad(&e))?,
-        "channel_id" => p.channel_id = c.int().map_err(|e| bad(&e))?,
-        "feature_group_count" => p.feature_group_count = c.int().map_err(|e| bad(&e))?,
-        "batch_group_count" => p.batch_group_count = c.int().map_err(|e| bad(&e))?,
-        "dynamic_slice_sizes" => p.dynamic_slice_sizes = c.ints().map_err(|e| bad(&e))?,
+        ("epsilon", V::Float(f)) => p.epsilon = *f.value(),
+        ("algorithm", V::RngAlgorithm(a)) if is_rng_bit_generator => {
+            p.rng_algorithm = a.index() as i32
+        }
+        ("distribution", V::Distribution(d)) => p.distribution = d.index() as i32,
+        ("kind", V::FusionKind(k)) => p.fusion_kind = k.name().to_string(),
+        ("dynamic_slice_sizes", V::Ints(v)) => p.dynamic_slice_sizes = v.to_vec(),
         // An in-place collective permute's lists, flattened (its reader
         // splits them by the operands' shapes).
-        "slice_sizes" if p.opcode.starts_with("collective-permute") => {
-            p.dynamic_slice_sizes = c.int_lists().map_err(|e| bad(&e))?.concat()
-        }
-        "slice_sizes" => p.gather_slice_sizes = c.ints().map_err(|e| bad(&e))?,
-        "exponent_bits" => p.exponent_bits = c.int32().map_err(|e| bad(&e))?,
-        "mantissa_bits" => p.mantissa_bits = c.int32().map_err(|e| bad(&e))?,
-        "num_carries" => p.num_carries = c.int().map_err(|e| bad(&e))?,
-        "is_reverse" => p.is_reverse = boolean(v).map_err(|e| bad(&e))?,
-        "is_associative" => {
-            p.is_associative = if boolean(v).map_err(|e| bad(&e))? {
-                1
-            } else {
-                2
-            }
-        }
-        "outfeed_shape" => {
-            let shape = parse_shapes(v).map_err(|e| bad(&e))?;
-            match &shape[..] {
-                [s] => p.outfeed_shape = Some(shape_to_proto(s)),
-                _ => return Err(bad("expects one shape")),
-            }
-        }
-        "outfeed_config" => p.outfeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
-        "infeed_config" => p.infeed_config = c.string().map_err(|e| bad(&e))?.into_bytes(),
-        "has_dynamic_root" => p.has_dynamic_root = boolean(v).map_err(|e| bad(&e))?,
-        "lhs_contracting_dims" | "rhs_contracting_dims" | "lhs_batch_dims" | "rhs_batch_dims" => {
+        ("slice_sizes", V::IntLists(lists)) => p.dynamic_slice_sizes = lists.concat(),
+        ("slice_sizes", V::Ints(v)) => p.gather_slice_sizes = v.to_vec(),
+        ("fft_length", V::Ints(v)) => p.fft_length = v.to_vec(),
+        ("fft_type", V::FftType(t)) => p.fft_type = t.index() as i32,
+        ("outfeed_shape", V::Shape(s)) => p.outfeed_shape = Some(shape_to_proto(s)),
+        ("outfeed_config", V::Str(s)) => p.outfeed_config = s.as_bytes().to_vec(),
+        ("infeed_config", V::Str(s)) => p.infeed_config = s.as_bytes().to_vec(),
+        ("async_execution_thread", V::Str(s)) => p.async_execution_thread = s.to_string(),
+        (
+            "lhs_contracting_dims" | "rhs_contracting_dims" | "lhs_batch_dims" | "rhs_batch_dims",
+            V::Ints(v),
+        ) => {
             let d = p.dot_dimension_numbers.get_or_insert_with(Default::default);
-            let v = c.ints().map_err(|e| bad(&e))?;
+            let v = v.to_vec();
             match key {
                 "lhs_contracting_dims" => d.lhs_contracting_dimensions = v,
                 "rhs_contracting_dims" => d.rhs_contracting_dimensions = v,
@@ -1046,17 +1013,18 @@ fn raw_attr(p: &mut HloInstructionProto, key: &str, v: &str) -> Result<(), Proto
                 _ => d.rhs_batch_dimensions = v,
             }
         }
-        "offset_dims"
-        | "collapsed_slice_dims"
-        | "start_index_map"
-        | "operand_batching_dims"
-        | "start_indices_batching_dims"
-            if p.opcode == "gather" =>
-        {
+        (
+            "offset_dims"
+            | "collapsed_slice_dims"
+            | "start_index_map"
+            | "operand_batching_dims"
+            | "start_indices_batching_dims",
+            V::Ints(v),
+        ) if is_gather => {
             let g = p
                 .gather_dimension_numbers
                 .get_or_insert_with(Default::default);
-            let v = c.ints().map_err(|e| bad(&e))?;
+            let v = v.to_vec();
             match key {
                 "offset_dims" => g.offset_dims = v,
                 "collapsed_slice_dims" => g.collapsed_slice_dims = v,
@@ -1065,140 +1033,96 @@ fn raw_attr(p: &mut HloInstructionProto, key: &str, v: &str) -> Result<(), Proto
                 _ => g.start_indices_batching_dims = v,
             }
         }
-        "index_vector_dim" if p.opcode == "gather" => {
+        ("index_vector_dim", V::Int(x)) if is_gather => {
             p.gather_dimension_numbers
                 .get_or_insert_with(Default::default)
-                .index_vector_dim = c.int().map_err(|e| bad(&e))?
+                .index_vector_dim = *x
         }
-        "update_window_dims"
-        | "inserted_window_dims"
-        | "scatter_dims_to_operand_dims"
-        | "input_batching_dims"
-        | "scatter_indices_batching_dims"
-        | "index_vector_dim" => {
+        ("index_vector_dim", V::Int(x)) => {
+            p.scatter_dimension_numbers
+                .get_or_insert_with(Default::default)
+                .index_vector_dim = *x
+        }
+        (
+            "update_window_dims"
+            | "inserted_window_dims"
+            | "scatter_dims_to_operand_dims"
+            | "input_batching_dims"
+            | "scatter_indices_batching_dims",
+            V::Ints(v),
+        ) => {
             let s = p
                 .scatter_dimension_numbers
                 .get_or_insert_with(Default::default);
-            if key == "index_vector_dim" {
-                s.index_vector_dim = c.int().map_err(|e| bad(&e))?;
-            } else {
-                let v = c.ints().map_err(|e| bad(&e))?;
-                match key {
-                    "update_window_dims" => s.update_window_dims = v,
-                    "inserted_window_dims" => s.inserted_window_dims = v,
-                    "scatter_dims_to_operand_dims" => s.scatter_dims_to_operand_dims = v,
-                    "input_batching_dims" => s.input_batching_dims = v,
-                    _ => s.scatter_indices_batching_dims = v,
-                }
+            let v = v.to_vec();
+            match key {
+                "update_window_dims" => s.update_window_dims = v,
+                "inserted_window_dims" => s.inserted_window_dims = v,
+                "scatter_dims_to_operand_dims" => s.scatter_dims_to_operand_dims = v,
+                "input_batching_dims" => s.input_batching_dims = v,
+                _ => s.scatter_indices_batching_dims = v,
             }
         }
-        "slice" => p.slice_dimensions = parse_slice(&mut c).map_err(|e| bad(&e))?,
-        "padding" => p.padding_config = Some(parse_padding(v).map_err(|e| bad(&e))?),
-        "window" => p.window = Some(parse_window(v).map_err(|e| bad(&e))?),
-        "source_target_pairs" => {
-            p.source_target_pairs = c
-                .int_lists()
-                .map_err(|e| bad(&e))?
-                .into_iter()
-                .map(|v| {
-                    let mut st = SourceTarget::default();
-                    st.source = v.first().copied().unwrap_or(0);
-                    st.target = v.get(1).copied().unwrap_or(0);
-                    st
-                })
-                .collect()
-        }
-        "replica_groups" => parse_replica_groups(p, v).map_err(|e| bad(&e))?,
-        "operand_layout_constraints" => {
-            let inner = v
-                .strip_prefix('{')
-                .and_then(|s| s.strip_suffix('}'))
-                .ok_or_else(|| bad("expects {...}"))?;
-            let shapes = parse_shapes(inner).map_err(|e| bad(&e))?;
+        ("slice", V::Slice(s)) => p.slice_dimensions = attrs::to_slice(s),
+        ("padding", V::Padding(d)) => p.padding_config = Some(attrs::to_padding(d)),
+        ("window", V::Window(w)) => p.window = Some(attrs::to_window(w)),
+        ("source_target_pairs", V::Pairs(pairs)) => p.source_target_pairs = attrs::to_pairs(pairs),
+        ("replica_groups", V::ReplicaGroups(r)) => attrs::to_replica_groups(r, p)?,
+        ("operand_layout_constraints", V::Shapes(shapes)) => {
             p.constrain_layout = true;
             p.operand_shapes_with_layout = shapes.iter().map(shape_to_proto).collect();
         }
-        "operand_precision" => {
-            let pc = p.precision_config.get_or_insert_with(Default::default);
-            let names = v.trim_start_matches('{').trim_end_matches('}');
-            pc.operand_precision = names
-                .split(',')
-                .filter(|s| !s.is_empty())
-                .map(|s| match s.trim() {
-                    "high" => 1,
-                    "highest" => 2,
-                    _ => 0,
-                })
-                .collect();
+        ("operand_precision", V::Precisions(v)) => {
+            p.precision_config
+                .get_or_insert_with(Default::default)
+                .operand_precision = v.iter().map(|x| x.index() as i32).collect()
         }
-        "algorithm" if p.opcode != "rng-bit-generator" => {
-            let pc = p.precision_config.get_or_insert_with(Default::default);
-            pc.algorithm = ALGORITHMS.iter().position(|&a| a == v).unwrap_or(0) as i32;
+        ("algorithm", V::DotAlgorithm(a)) => {
+            p.precision_config
+                .get_or_insert_with(Default::default)
+                .algorithm = a.index() as i32
         }
-        "parameter_replication" => {
+        ("parameter_replication", V::Bools(v)) => {
             let mut r = ParameterReplication::default();
-            r.replicated_at_leaf_buffers = v
-                .trim_start_matches('{')
-                .trim_end_matches('}')
-                .split(',')
-                .filter(|s| !s.is_empty())
-                .map(|s| s.trim() == "true")
-                .collect();
+            r.replicated_at_leaf_buffers = v.to_vec();
             p.parameter_replication = Some(r);
         }
-        "output_to_operand_aliasing" => {
-            p.output_operand_aliasing = parse_output_aliasing(&mut c).map_err(|e| bad(&e))?
+        ("output_to_operand_aliasing", V::Aliasing(a)) => {
+            p.output_operand_aliasing = attrs::to_aliasing(a)
         }
-        "statistics" => p.statistics_viz = Some(parse_statistics(v).map_err(|e| bad(&e))?),
-        "dim_labels" => {
-            p.convolution_dimension_numbers = Some(parse_dim_labels(v).map_err(|e| bad(&e))?)
+        ("statistics", V::Statistics(s)) => p.statistics_viz = Some(attrs::to_statistics(s)),
+        ("dim_labels", V::ConvDims(d)) => {
+            p.convolution_dimension_numbers = Some(attrs::to_conv_dims(d))
         }
-        "cross_program_prefetch_index" => {
-            let i = c.int().map_err(|e| bad(&e))?;
-            p.cross_program_prefetch_index =
-                Some(i32::try_from(i).map_err(|_| bad("out of range"))?);
+        ("literal", V::Literal(l)) => p.literal = Some(literal_to_proto(l)),
+        ("schedule", V::Schedule(s)) => p.custom_call_schedule = s.index() as i32,
+        ("origin", V::OriginalValue(o)) => p.original_value = Some(attrs::to_original_value(o)),
+        ("domain", V::Domain(d)) => attrs::to_domain(d, p),
+        ("result_accuracy", V::ResultAccuracy(r)) => {
+            p.result_accuracy = Some(attrs::to_result_accuracy(r))
         }
-        "literal" => p.literal = Some(parse_shaped_literal(v).map_err(|e| bad(&e))?),
-        "schedule" => {
-            p.custom_call_schedule = CUSTOM_CALL_SCHEDULES
-                .iter()
-                .position(|&s| s == v)
-                .ok_or_else(|| bad("unknown schedule"))? as i32
-        }
-        "origin" => p.original_value = Some(parse_original_value(v).map_err(|e| bad(&e))?),
-        "domain" => parse_domain(p, &mut c).map_err(|e| bad(&e))?,
-        "fft_type" => {
-            p.fft_type = FFT_TYPES
-                .iter()
-                .position(|&s| s == v)
-                .ok_or_else(|| bad("unknown FFT type"))? as i32
-        }
-        "fft_length" => p.fft_length = c.ints().map_err(|e| bad(&e))?,
-        "delta" => p.delta = c.int().map_err(|e| bad(&e))?,
-        "lower" if p.opcode == "cholesky" => {
+        ("lower", V::Bool(b)) if is_cholesky => {
             p.cholesky_options
                 .get_or_insert_with(Default::default)
-                .lower = v == "true"
+                .lower = *b
         }
-        "left_side" | "lower" | "unit_diagonal" | "transpose_a" => {
+        ("left_side" | "lower" | "unit_diagonal", V::Bool(b)) => {
             let o = p
                 .triangular_solve_options
                 .get_or_insert_with(Default::default);
             match key {
-                "left_side" => o.left_side = v == "true",
-                "lower" => o.lower = v == "true",
-                "unit_diagonal" => o.unit_diagonal = v == "true",
-                _ => {
-                    o.transpose_a = TRANSPOSES
-                        .iter()
-                        .position(|&s| s == v)
-                        .ok_or_else(|| bad("unknown transpose"))?
-                        as i32
-                }
+                "left_side" => o.left_side = *b,
+                "lower" => o.lower = *b,
+                _ => o.unit_diagonal = *b,
             }
         }
-        "async_execution_thread" => p.async_execution_thread = c.string().map_err(|e| bad(&e))?,
-        _ => return err(format!("attribute {key} is not written as a proto yet")),
+        ("transpose_a", V::Transpose(t)) => {
+            p.triangular_solve_options
+                .get_or_insert_with(Default::default)
+                .transpose_a = t.index() as i32
+        }
+        (_, V::Raw(_)) => return err(format!("attribute {key} is not written as a proto yet")),
+        _ => return unexpected(),
     }
     Ok(())
 }
@@ -1210,15 +1134,6 @@ struct Cursor<'a> {
 }
 
 type PResult<T> = Result<T, String>;
-
-/// `true` or `false`, as XLA's parser takes a bool attribute.
-fn boolean(v: &str) -> PResult<bool> {
-    match v {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err("expects true or false".into()),
-    }
-}
 
 impl<'a> Cursor<'a> {
     fn new(s: &'a str) -> Cursor<'a> {
@@ -1267,12 +1182,6 @@ impl<'a> Cursor<'a> {
         Ok(v)
     }
 
-    fn int32(&mut self) -> PResult<i32> {
-        let at = self.pos;
-        let v = self.int()?;
-        i32::try_from(v).map_err(|_| format!("{v} at offset {at} is out of range"))
-    }
-
     fn word(&mut self) -> &'a str {
         self.ws();
         let r = self.rest();
@@ -1317,38 +1226,6 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// `{{1,2},{3}}`
-    fn int_lists(&mut self) -> PResult<Vec<Vec<i64>>> {
-        self.expect("{")?;
-        let mut v = Vec::new();
-        if self.eat("}") {
-            return Ok(v);
-        }
-        loop {
-            v.push(self.ints()?);
-            if self.eat("}") {
-                return Ok(v);
-            }
-            self.expect(",")?;
-        }
-    }
-
-    /// `[1,2]`
-    fn bracket_ints(&mut self) -> PResult<Vec<i64>> {
-        self.expect("[")?;
-        let mut v = Vec::new();
-        if self.eat("]") {
-            return Ok(v);
-        }
-        loop {
-            v.push(self.int()?);
-            if self.eat("]") {
-                return Ok(v);
-            }
-            self.expect(",")?;
-        }
-    }
-
     /// A balanced `{...}` group, returned whole.
     fn group(&mut self) -> PResult<&'a str> {
         self.ws();
@@ -1383,31 +1260,6 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn parse_metadata(v: &str) -> PResult<OpMetadata> {
-    let mut m = OpMetadata::default();
-    let mut c = Cursor::new(v);
-    c.expect("{")?;
-    while !c.eat("}") {
-        let key = c.word();
-        c.expect("=")?;
-        match key {
-            "op_type" => m.op_type = c.string()?,
-            "op_name" => m.op_name = c.string()?,
-            "source_file" => m.source_file = c.string()?,
-            "deduplicated_name" => m.deduplicated_name = c.string()?,
-            "scheduling_name" => m.scheduling_name = c.string()?,
-            "source_line" => m.source_line = c.int()? as i32,
-            "source_end_line" => m.source_end_line = c.int()? as i32,
-            "source_column" => m.source_column = c.int()? as i32,
-            "source_end_column" => m.source_end_column = c.int()? as i32,
-            "stack_frame_id" => m.stack_frame_id = c.int()? as i32,
-            "profile_type" => m.profile_type = c.ints()?.into_iter().map(|x| x as i32).collect(),
-            k => return Err(format!("unknown metadata field {k}")),
-        }
-    }
-    Ok(m)
-}
-
 fn parse_frontend_attributes(v: &str) -> Result<FrontendAttributes, ProtoError> {
     let mut fa = FrontendAttributes::default();
     let mut c = Cursor::new(v);
@@ -1438,289 +1290,6 @@ fn parse_frontend_attributes(v: &str) -> Result<FrontendAttributes, ProtoError> 
         }
         c.expect(",").map_err(bad)?;
     }
-}
-
-fn parse_sharding(c: &mut Cursor<'_>) -> PResult<OpSharding> {
-    let mut s = OpSharding::default();
-    c.expect("{")?;
-    c.ws();
-    if c.rest().starts_with('{') || c.rest().starts_with('}') {
-        s.r#type = 2;
-        if c.eat("}") {
-            return Ok(s);
-        }
-        loop {
-            s.tuple_shardings.push(parse_sharding(c)?);
-            if c.eat("}") {
-                return Ok(s);
-            }
-            c.expect(",")?;
-        }
-    }
-    s.r#type = 3;
-    loop {
-        if c.eat("}") {
-            break;
-        }
-        let w = c.word();
-        match w {
-            "replicated" => s.r#type = 0,
-            "manual" => s.r#type = 4,
-            "unknown" => s.r#type = 5,
-            "unreduced" => s.r#type = 6,
-            "maximal" => {
-                s.r#type = 1;
-                c.expect("device")?;
-                c.expect("=")?;
-                s.tile_assignment_devices = vec![c.int()?];
-            }
-            "devices" => {
-                c.expect("=")?;
-                s.tile_assignment_dimensions = c.bracket_ints()?;
-                if c.eat("<=") {
-                    s.iota_reshape_dims = c.bracket_ints()?;
-                    if c.eat("T(") {
-                        let mut perm = Vec::new();
-                        loop {
-                            perm.push(c.int()? as i32);
-                            if c.eat(")") {
-                                break;
-                            }
-                            c.expect(",")?;
-                        }
-                        s.iota_transpose_perm = perm;
-                    } else {
-                        s.iota_transpose_perm = (0..s.iota_reshape_dims.len() as i32).collect();
-                    }
-                } else {
-                    loop {
-                        s.tile_assignment_devices.push(c.int()?);
-                        if !c.eat(",") {
-                            break;
-                        }
-                    }
-                }
-            }
-            "last_tile_dim_replicate" => s.replicate_on_last_tile_dim = true,
-            "last_tile_dims" => {
-                c.expect("=")?;
-                c.expect("{")?;
-                loop {
-                    let t = c.word();
-                    s.last_tile_dims.push(match t {
-                        "replicated" => 0,
-                        "maximal" => 1,
-                        "manual" => 4,
-                        "unknown" => 5,
-                        "unreduced" => 6,
-                        _ => 3,
-                    });
-                    if c.eat("}") {
-                        break;
-                    }
-                    c.expect(",")?;
-                }
-            }
-            "shard_as" | "shard_like" => {
-                s.is_shard_group = true;
-                s.shard_group_type = i32::from(w == "shard_like");
-                s.shard_group_id = c.int()?;
-            }
-            "metadata" => {
-                c.expect("=")?;
-                let g = c.group()?;
-                let inner = &g[1..g.len() - 1];
-                let mut ic = Cursor::new(inner);
-                loop {
-                    ic.ws();
-                    if ic.rest().is_empty() {
-                        break;
-                    }
-                    s.metadata.push(parse_metadata(ic.group()?)?);
-                    ic.eat(",");
-                }
-            }
-            "" => return Err(format!("unexpected text at offset {}", c.pos)),
-            w => return Err(format!("unknown sharding field {w}")),
-        }
-    }
-    Ok(s)
-}
-
-fn parse_slice(c: &mut Cursor<'_>) -> PResult<Vec<SliceDimensions>> {
-    c.expect("{")?;
-    let mut v = Vec::new();
-    if c.eat("}") {
-        return Ok(v);
-    }
-    loop {
-        c.expect("[")?;
-        let mut d = SliceDimensions::default();
-        d.start = c.int()?;
-        c.expect(":")?;
-        d.limit = c.int()?;
-        d.stride = if c.eat(":") { c.int()? } else { 1 };
-        c.expect("]")?;
-        v.push(d);
-        if c.eat("}") {
-            return Ok(v);
-        }
-        c.expect(",")?;
-    }
-}
-
-fn nums(s: &str, sep: char) -> PResult<Vec<i64>> {
-    s.split(sep)
-        .map(|x| x.parse::<i64>().map_err(|_| format!("bad number {x}")))
-        .collect()
-}
-
-fn parse_padding(v: &str) -> PResult<PaddingConfig> {
-    let mut pc = PaddingConfig::default();
-    if v.is_empty() {
-        return Ok(pc);
-    }
-    for dim in v.split('x') {
-        let n = nums(dim, '_')?;
-        if n.len() < 2 || n.len() > 3 {
-            return Err(format!("bad padding {dim}"));
-        }
-        let mut d = PaddingConfigDimension::default();
-        d.edge_padding_low = n[0];
-        d.edge_padding_high = n[1];
-        d.interior_padding = n.get(2).copied().unwrap_or(0);
-        pc.dimensions.push(d);
-    }
-    Ok(pc)
-}
-
-fn parse_window(v: &str) -> PResult<Window> {
-    let inner = v
-        .strip_prefix('{')
-        .and_then(|s| s.strip_suffix('}'))
-        .ok_or("expects {...}")?;
-    let mut w = Window::default();
-    for field in inner.split_whitespace() {
-        let (k, val) = field.split_once('=').ok_or("expects key=value")?;
-        let parts: Vec<&str> = val.split('x').collect();
-        if w.dimensions.is_empty() {
-            w.dimensions = (0..parts.len())
-                .map(|_| {
-                    let mut d = WindowDimension::default();
-                    d.stride = 1;
-                    d.window_dilation = 1;
-                    d.base_dilation = 1;
-                    d
-                })
-                .collect();
-        }
-        if parts.len() != w.dimensions.len() {
-            return Err("window fields of different ranks".into());
-        }
-        for (d, p) in w.dimensions.iter_mut().zip(parts) {
-            match k {
-                "size" => d.size = nums(p, '_')?[0],
-                "stride" => d.stride = nums(p, '_')?[0],
-                "lhs_dilate" => d.base_dilation = nums(p, '_')?[0],
-                "rhs_dilate" => d.window_dilation = nums(p, '_')?[0],
-                "rhs_reversal" => d.window_reversal = p == "1",
-                "pad" => {
-                    let n = nums(p, '_')?;
-                    d.padding_low = n[0];
-                    d.padding_high = *n.get(1).ok_or("bad pad")?;
-                }
-                _ => return Err(format!("unknown window field {k}")),
-            }
-        }
-    }
-    Ok(w)
-}
-
-fn parse_replica_groups(p: &mut HloInstructionProto, v: &str) -> PResult<()> {
-    let mut c = Cursor::new(v);
-    if c.eat("mesh[") {
-        let mut m = MeshAxesReplicaGroupListProto::default();
-        let mut mesh = MeshProto::default();
-        loop {
-            c.expect("'")?;
-            let name = c.word().to_string();
-            c.expect("'")?;
-            c.expect("=")?;
-            let mut a = MeshAxis::default();
-            a.name = name;
-            a.size = c.int()?;
-            mesh.axes.push(a);
-            if c.eat("]") {
-                break;
-            }
-            c.expect(",")?;
-        }
-        c.expect("{")?;
-        loop {
-            c.expect("'")?;
-            let name = c.word();
-            c.expect("'")?;
-            let mut r = AxisRefProto::default();
-            r.mesh_axis_index = mesh
-                .axes
-                .iter()
-                .position(|a| a.name == name)
-                .ok_or("unknown mesh axis")? as i64;
-            m.axes.push(r);
-            if c.eat("}") {
-                break;
-            }
-            c.expect(",")?;
-        }
-        m.mesh = Some(mesh);
-        p.mesh_axes_replica_group_list = Some(m);
-        return Ok(());
-    }
-    c.ws();
-    if c.rest().starts_with('[') {
-        let d = c.bracket_ints()?;
-        let mut iota = IotaReplicaGroupListProto::default();
-        iota.num_replica_groups = *d.first().ok_or("bad iota groups")?;
-        iota.num_devices_per_group = *d.get(1).ok_or("bad iota groups")?;
-        c.expect("<=")?;
-        iota.iota_reshape_dims = c.bracket_ints()?;
-        if c.eat("T(") {
-            loop {
-                iota.iota_transpose_perm.push(c.int()? as i32);
-                if c.eat(")") {
-                    break;
-                }
-                c.expect(",")?;
-            }
-        } else {
-            iota.iota_transpose_perm = (0..iota.iota_reshape_dims.len() as i32).collect();
-        }
-        // Where XLA writes them, and where jaxlib 0.10.2 reads them.
-        p.iota_collective_device_list = Some(iota);
-        return Ok(());
-    }
-    let mut list = CollectiveDeviceListProto::default();
-    list.replica_groups = c
-        .int_lists()?
-        .into_iter()
-        .map(|ids| {
-            let mut g = ReplicaGroup::default();
-            g.replica_ids = ids;
-            g
-        })
-        .collect();
-    p.collective_device_list = Some(list);
-    Ok(())
-}
-
-/// Shapes separated by commas (`f32[2]{0}, (s32[], pred[])`).
-pub(crate) fn parse_shapes(list: &str) -> PResult<Vec<Shape>> {
-    // Parsed as the parameters of a tiny module's entry layout.
-    let text = format!("HloModule m, entry_computation_layout={{({list})->()}}\nENTRY e {{\n  ROOT t = () tuple()\n}}\n");
-    let m = crate::text::parse_module(&text, "shapes").map_err(|e| e.to_string())?;
-    Ok(m.entry_computation_layout()
-        .map(|p| p.parameters.clone())
-        .unwrap_or_default())
 }
 
 fn parse_alias(v: &str) -> Result<HloInputOutputAliasProto, ProtoError> {
@@ -1775,240 +1344,6 @@ fn parse_donor(v: &str) -> Result<HloBufferDonorProto, ProtoError> {
     }
 }
 
-/// `{{0}: (1, {}), {1}: (0, {0})}`: output shape index, operand number and
-/// operand shape index of each aliased pair.
-fn parse_output_aliasing(c: &mut Cursor<'_>) -> PResult<Vec<OutputOperandAliasing>> {
-    let mut v = Vec::new();
-    c.expect("{")?;
-    if c.eat("}") {
-        return Ok(v);
-    }
-    loop {
-        let mut a = OutputOperandAliasing::default();
-        a.output_shape_index = c.ints()?;
-        c.expect(":")?;
-        c.expect("(")?;
-        a.operand_index = c.int()?;
-        c.expect(",")?;
-        a.operand_shape_index = c.ints()?;
-        c.expect(")")?;
-        v.push(a);
-        if c.eat("}") {
-            return Ok(v);
-        }
-        c.expect(",")?;
-    }
-}
-
-/// `{visualizing_index=1,stat-1=33,stat-2=44}`
-fn parse_statistics(v: &str) -> PResult<StatisticsViz> {
-    let inner = v
-        .strip_prefix('{')
-        .and_then(|s| s.strip_suffix('}'))
-        .ok_or("expects {...}")?;
-    let mut sv = StatisticsViz::default();
-    for (i, field) in inner.split(',').enumerate() {
-        let (name, value) = field.split_once('=').ok_or("expects name=value")?;
-        if i == 0 {
-            if name != "visualizing_index" {
-                return Err("expects visualizing_index first".into());
-            }
-            sv.stat_index_to_visualize = value.parse().map_err(|_| "bad visualizing_index")?;
-        } else {
-            let mut s = Statistic::default();
-            s.stat_name = name.to_string();
-            s.stat_val = value
-                .parse()
-                .map_err(|_| format!("bad statistic value {value}"))?;
-            sv.statistics.push(s);
-        }
-    }
-    Ok(sv)
-}
-
-/// `b01f_01io->b01f`: the letters name the batch and feature dimensions
-/// (input and output feature for the kernel), the digits the spatial ones;
-/// `?` is a dimension that is none of them.
-fn parse_dim_labels(v: &str) -> PResult<ConvolutionDimensionNumbers> {
-    /// Positions of the two named dimensions, and of each spatial one.
-    fn side(s: &str, names: [char; 2]) -> PResult<(i64, i64, Vec<i64>)> {
-        let mut named = [None, None];
-        let digits = s.chars().filter(char::is_ascii_digit).count();
-        let mut spatial: Vec<Option<i64>> = vec![None; digits];
-        for (pos, ch) in s.chars().enumerate() {
-            let pos = pos as i64;
-            if let Some(k) = names.iter().position(|&n| n == ch) {
-                named[k] = Some(pos);
-            } else if let Some(slot) = ch.to_digit(10).and_then(|d| spatial.get_mut(d as usize)) {
-                *slot = Some(pos);
-            } else if ch != '?' {
-                return Err(format!("unexpected dimension label {ch} in {s}"));
-            }
-        }
-        let missing = || format!("dimension labels {s} are incomplete");
-        Ok((
-            named[0].ok_or_else(missing)?,
-            named[1].ok_or_else(missing)?,
-            spatial
-                .into_iter()
-                .map(|d| d.ok_or_else(missing))
-                .collect::<PResult<_>>()?,
-        ))
-    }
-    let (lhs, rest) = v.split_once('_').ok_or("expects lhs_rhs->out")?;
-    let (rhs, out) = rest.split_once("->").ok_or("expects lhs_rhs->out")?;
-    let mut d = ConvolutionDimensionNumbers::default();
-    (
-        d.input_batch_dimension,
-        d.input_feature_dimension,
-        d.input_spatial_dimensions,
-    ) = side(lhs, ['b', 'f'])?;
-    (
-        d.kernel_input_feature_dimension,
-        d.kernel_output_feature_dimension,
-        d.kernel_spatial_dimensions,
-    ) = side(rhs, ['i', 'o'])?;
-    (
-        d.output_batch_dimension,
-        d.output_feature_dimension,
-        d.output_spatial_dimensions,
-    ) = side(out, ['b', 'f'])?;
-    Ok(d)
-}
-
-/// Deepest nesting of tuples in an attribute the writer parses (as the
-/// text parser's limit).
-const MAX_DEPTH: usize = 256;
-
-/// A literal with its shape, as a custom call's `literal=` writes it:
-/// `s32[2]{0} {1, 2}`, `f32[] 0.1`, or a tuple `( s32[] 1, pred[] true )`.
-fn parse_shaped_literal(v: &str) -> PResult<LiteralProto> {
-    shaped_literal(v, 0)
-}
-
-fn shaped_literal(v: &str, depth: usize) -> PResult<LiteralProto> {
-    if depth > MAX_DEPTH {
-        return Err("tuples nested too deeply".into());
-    }
-    let v = v.trim();
-    if let Some(inner) = v.strip_prefix('(') {
-        let inner = inner.strip_suffix(')').ok_or("unbalanced parentheses")?;
-        let items = split_top_level(inner)?
-            .into_iter()
-            .map(|item| shaped_literal(item, depth + 1))
-            .collect::<PResult<Vec<_>>>()?;
-        let mut p = LiteralProto::default();
-        let mut shape = ShapeProto::default();
-        shape.element_type = 13;
-        shape.tuple_shapes = items.iter().filter_map(|l| l.shape.clone()).collect();
-        p.shape = Some(shape);
-        p.tuple_literals = items;
-        return Ok(p);
-    }
-    let (shape, value) = v
-        .split_once(char::is_whitespace)
-        .ok_or("expects a shape and a value")?;
-    // The text parser reads the value, as the constant it would be.
-    let text = format!("HloModule m\nENTRY e {{\n  ROOT c = {shape} constant({value})\n}}\n");
-    let m = crate::text::parse_module(&text, "literal").map_err(|e| e.to_string())?;
-    let entry = m.comp(m.entry());
-    match &entry.instr(entry.root()).payload {
-        Payload::Constant(l) if !l.is_elided() => Ok(literal_to_proto(l)),
-        _ => Err("expects a literal value".into()),
-    }
-}
-
-/// The comma-separated items of a list, commas inside brackets and quotes
-/// not counting; `(  )` has none.
-fn split_top_level(s: &str) -> PResult<Vec<&str>> {
-    if s.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut items = Vec::new();
-    let mut depth = 0i32;
-    let mut quoted = false;
-    let mut escaped = false;
-    let mut start = 0;
-    for (i, ch) in s.char_indices() {
-        if quoted {
-            match ch {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => quoted = false,
-                _ => {}
-            }
-            continue;
-        }
-        match ch {
-            '"' => quoted = true,
-            '(' | '{' | '[' => depth += 1,
-            ')' | '}' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                items.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-        if depth < 0 {
-            return Err("unbalanced brackets".into());
-        }
-    }
-    if depth != 0 || quoted {
-        return Err("unbalanced brackets".into());
-    }
-    items.push(&s[start..]);
-    Ok(items)
-}
-
-/// `origin={...}`: `{"name"}` or `{"name" {1,2}}` per array, `(...)` for a
-/// tuple, `{}` for an array with no origin, `[synthetic_call]`.
-fn parse_original_value(v: &str) -> PResult<OriginalValueProto> {
-    fn value(
-        c: &mut Cursor<'_>,
-        index: &mut Vec<i64>,
-        out: &mut Vec<OriginalValueElementProto>,
-    ) -> PResult<()> {
-        if index.len() > MAX_DEPTH {
-            return Err("tuples nested too deeply".into());
-        }
-        if c.eat("(") {
-            if c.eat(")") {
-                return Ok(());
-            }
-            let mut i = 0;
-            loop {
-                index.push(i);
-                value(c, index, out)?;
-                index.pop();
-                i += 1;
-                if c.eat(")") {
-                    return Ok(());
-                }
-                c.expect(",")?;
-            }
-        }
-        let mut e = OriginalValueElementProto::default();
-        e.shape_index = index.clone();
-        e.original_array = parse_original_array(c)?;
-        out.push(e);
-        Ok(())
-    }
-    let mut c = Cursor::new(v);
-    let mut p = OriginalValueProto::default();
-    c.expect("{")?;
-    if c.eat("[synthetic_call]") {
-        p.is_synthetic_call = true;
-    } else {
-        value(&mut c, &mut Vec::new(), &mut p.elements)?;
-    }
-    c.expect("}")?;
-    c.ws();
-    if !c.rest().is_empty() {
-        return Err(format!("unexpected text at offset {}", c.pos));
-    }
-    Ok(p)
-}
-
 /// `{"name"}`, `{"name" {1,2}}` (the array at that shape index of the
 /// instruction named), or `{}`: none.
 fn parse_original_array(c: &mut Cursor<'_>) -> PResult<Option<OriginalArrayProto>> {
@@ -2023,28 +1358,6 @@ fn parse_original_array(c: &mut Cursor<'_>) -> PResult<Option<OriginalArrayProto
         c.expect("}")?;
     }
     Ok(Some(a))
-}
-
-/// `{kind="sharding", entry={...}, exit={...}}`. XLA keeps the text's
-/// `entry` (the users' side) as `domain_exit_sharding` and its `exit` (the
-/// operand's side) as `domain_entry_sharding`.
-fn parse_domain(p: &mut HloInstructionProto, c: &mut Cursor<'_>) -> PResult<()> {
-    c.expect("{")?;
-    c.expect("kind")?;
-    c.expect("=")?;
-    let kind = c.string()?;
-    if kind != "sharding" {
-        return Err(format!("a domain of kind {kind} has no proto form"));
-    }
-    c.expect(",")?;
-    c.expect("entry")?;
-    c.expect("=")?;
-    p.domain_exit_sharding = Some(parse_sharding(c)?);
-    c.expect(",")?;
-    c.expect("exit")?;
-    c.expect("=")?;
-    p.domain_entry_sharding = Some(parse_sharding(c)?);
-    c.expect("}")
 }
 
 /// The header's `debug_attributes={...}` as `HloModuleProto` field 24.

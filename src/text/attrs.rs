@@ -3,7 +3,7 @@
 //! reads through [`read`]; the printer prints through [`print`].
 
 use super::checks;
-use super::number::{c_escape, c_unescape, format_f32, format_g, format_f64};
+use super::number::{c_escape, c_unescape, format_f32, format_f64, format_g};
 use super::printer::looks_like_json_object;
 use crate::ir::attrs::*;
 use crate::ir::{Opcode, SharedStr};
@@ -18,7 +18,7 @@ enum Kind {
     Bools,
     Float,
     Str,
-    FusionKind,
+    Fusion,
     FftType,
     Distribution,
     RngAlgorithm,
@@ -45,9 +45,19 @@ enum Kind {
 fn kind(key: &str, opcode: Option<Opcode>) -> Option<Kind> {
     use Kind::*;
     Some(match key {
-        "index_vector_dim" | "channel_id" | "feature_group_count" | "batch_group_count"
-        | "feature_index" | "exponent_bits" | "mantissa_bits" | "num_carries" | "delta"
-        | "cross_program_prefetch_index" | "k" | "replica_count" | "num_partitions" => Int,
+        "index_vector_dim"
+        | "channel_id"
+        | "feature_group_count"
+        | "batch_group_count"
+        | "feature_index"
+        | "exponent_bits"
+        | "mantissa_bits"
+        | "num_carries"
+        | "delta"
+        | "cross_program_prefetch_index"
+        | "k"
+        | "replica_count"
+        | "num_partitions" => Int,
         "lhs_contracting_dims"
         | "rhs_contracting_dims"
         | "lhs_batch_dims"
@@ -75,17 +85,29 @@ fn kind(key: &str, opcode: Option<Opcode>) -> Option<Kind> {
             IntLists
         }
         "slice_sizes" => Ints,
-        "is_stable" | "largest" | "is_composite" | "custom_call_has_side_effect"
-        | "indices_are_sorted" | "unique_indices" | "use_global_device_ids"
-        | "constrain_layout" | "is_host_transfer" | "is_reverse" | "is_associative"
-        | "has_dynamic_root" | "left_side" | "lower" | "unit_diagonal" | "is_scheduled"
+        "is_stable"
+        | "largest"
+        | "is_composite"
+        | "custom_call_has_side_effect"
+        | "indices_are_sorted"
+        | "unique_indices"
+        | "use_global_device_ids"
+        | "constrain_layout"
+        | "is_host_transfer"
+        | "is_reverse"
+        | "is_associative"
+        | "has_dynamic_root"
+        | "left_side"
+        | "lower"
+        | "unit_diagonal"
+        | "is_scheduled"
         | "alias_passthrough_params" => Bool,
         "parameter_replication"
         | "allow_spmd_sharding_propagation_to_parameters"
         | "allow_spmd_sharding_propagation_to_output" => Bools,
         "epsilon" => Float,
         "async_execution_thread" | "infeed_config" | "outfeed_config" => Str,
-        "kind" => FusionKind,
+        "kind" => Fusion,
         "fft_type" => FftType,
         "distribution" => Distribution,
         "algorithm" if opcode == Some(Opcode::RngBitGenerator) => RngAlgorithm,
@@ -111,10 +133,11 @@ fn kind(key: &str, opcode: Option<Opcode>) -> Option<Kind> {
     })
 }
 
-/// Whether `key` (of an instruction of `opcode`, or of the module header
-/// when `None`) has a typed value that [`read`] reads.
-pub fn is_typed(key: &str, opcode: Option<Opcode>) -> bool {
-    kind(key, opcode).is_some()
+/// For a `key` (of an instruction of `opcode`, or of the module header
+/// when `None`) that [`read`] types: a number naming the kind of value it
+/// holds (equal texts of one kind are equal values).
+pub fn kind_id(key: &str, opcode: Option<Opcode>) -> Option<u8> {
+    kind(key, opcode).map(|k| k as u8)
 }
 
 /// Reads the value `text` of the typed attribute `key` (a string the value
@@ -164,11 +187,13 @@ fn read_kind(kind: Kind, c: &mut Cursor<'_>, text: &SharedStr) -> PResult<AttrVa
         K::Bools => AttrValue::Bools(c.bools()?.into()),
         K::Float => {
             let w = c.number_word();
-            let v: f32 = w.parse().map_err(|_| format!("expects a float, not '{w}'"))?;
+            let v: f32 = w
+                .parse()
+                .map_err(|_| format!("expects a float, not '{w}'"))?;
             AttrValue::Float(written(v, text))
         }
         K::Str => AttrValue::Str(c.string(text)?),
-        K::FusionKind => {
+        K::Fusion => {
             let w = enum_word(c, "a fusion kind")?;
             AttrValue::FusionKind(
                 FusionKind::from_name(&w).ok_or_else(|| format!("unknown fusion kind {w}"))?,
@@ -202,8 +227,7 @@ fn read_kind(kind: Kind, c: &mut Cursor<'_>, text: &SharedStr) -> PResult<AttrVa
         K::Schedule => {
             let w = enum_word(c, "a schedule")?;
             AttrValue::Schedule(
-                CustomCallSchedule::from_name(&w)
-                    .ok_or_else(|| format!("unknown schedule {w}"))?,
+                CustomCallSchedule::from_name(&w).ok_or_else(|| format!("unknown schedule {w}"))?,
             )
         }
         K::Transpose => {
@@ -612,17 +636,40 @@ fn iota(c: &mut Cursor<'_>) -> PResult<Iota> {
 fn replica_groups(c: &mut Cursor<'_>, text: &SharedStr) -> PResult<ReplicaGroups> {
     if c.eat("mesh[") {
         let mut mesh = Vec::new();
+        let mut devices = None;
         loop {
-            c.expect("'")?;
-            let start = c.pos;
-            let name = c.word();
-            let name = text.sub(start, start + name.len());
-            c.expect("'")?;
-            c.expect("=")?;
-            mesh.push(MeshAxis {
-                name,
-                size: c.int()?,
-            });
+            if c.eat("device_ids") {
+                c.expect("=")?;
+                c.expect("(")?;
+                devices = Some(if c.peek_is("[") {
+                    let shape = c.bracket_ints()?;
+                    MeshDevices::Iota {
+                        shape,
+                        iota: iota(c)?,
+                    }
+                } else {
+                    let mut ids = Vec::new();
+                    while !c.peek_is(")") {
+                        ids.push(c.int()?);
+                        if !c.eat(",") {
+                            break;
+                        }
+                    }
+                    MeshDevices::List(ids)
+                });
+                c.expect(")")?;
+            } else {
+                c.expect("'")?;
+                let start = c.pos;
+                let name = c.word();
+                let name = text.sub(start, start + name.len());
+                c.expect("'")?;
+                c.expect("=")?;
+                mesh.push(MeshAxis {
+                    name,
+                    size: c.int()?,
+                });
+            }
             if c.eat("]") {
                 break;
             }
@@ -646,7 +693,11 @@ fn replica_groups(c: &mut Cursor<'_>, text: &SharedStr) -> PResult<ReplicaGroups
             };
             Ok(AxisRef { axis, sub_axis })
         })?;
-        return Ok(ReplicaGroups::Mesh { mesh, axes });
+        return Ok(ReplicaGroups::Mesh {
+            mesh,
+            devices,
+            axes,
+        });
     }
     if c.peek_is("[") {
         let d = c.bracket_ints()?;
@@ -842,9 +893,9 @@ fn original_value(c: &mut Cursor<'_>, text: &SharedStr) -> PResult<OriginalValue
             return Err("tuples nested too deeply".into());
         }
         if c.peek_is("(") {
-            return Ok(OriginalNode::Tuple(c.list("(", ")", |c| {
-                node(c, text, depth + 1)
-            })?));
+            return Ok(OriginalNode::Tuple(
+                c.list("(", ")", |c| node(c, text, depth + 1))?,
+            ));
         }
         Ok(OriginalNode::Array(original_array(c, text)?))
     }
@@ -872,9 +923,7 @@ fn statistics(c: &mut Cursor<'_>, text: &SharedStr) -> PResult<Statistics> {
         let name = text.sub(start, start + name.len());
         c.expect("=")?;
         let w = c.number_word();
-        let v: f64 = w
-            .parse()
-            .map_err(|_| format!("bad statistic value {w}"))?;
+        let v: f64 = w.parse().map_err(|_| format!("bad statistic value {w}"))?;
         st.stats.push((name, v));
     }
     c.expect("}")?;
@@ -1007,7 +1056,9 @@ pub fn print(value: &AttrValue, out: &mut String) -> bool {
         AttrValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         AttrValue::Bools(v) => {
             out.push('{');
-            join(out, v, ",", |t, b| t.push_str(if *b { "true" } else { "false" }));
+            join(out, v, ",", |t, b| {
+                t.push_str(if *b { "true" } else { "false" })
+            });
             out.push('}');
         }
         AttrValue::Float(f) => written_or(out, f, |t, v| format_float(*v, t)),
@@ -1071,9 +1122,9 @@ pub fn print(value: &AttrValue, out: &mut String) -> bool {
             join(t, s, ",", |t, s| sharding_text(s, t, true));
             t.push('}');
         }),
-        AttrValue::DebugAttributes(d) => {
-            written_or(out, d, |t, d| t.push_str(&super::debug_attributes::print(d)))
-        }
+        AttrValue::DebugAttributes(d) => written_or(out, d, |t, d| {
+            t.push_str(&super::debug_attributes::print(d))
+        }),
         AttrValue::RecoveryTable(r) => written_or(out, r, |t, r| recovery_table_text(t, r)),
         AttrValue::Raw(_)
         | AttrValue::Comp(_)
@@ -1125,18 +1176,19 @@ fn window_text(t: &mut String, w: &Window) {
     t.push('{');
     let dims = &w.dims;
     let mut first = true;
-    let mut field = |t: &mut String, name: &str, cond: bool, f: &dyn Fn(&mut String, &WindowDim)| {
-        if !cond {
-            return;
-        }
-        if !first {
-            t.push(' ');
-        }
-        first = false;
-        t.push_str(name);
-        t.push('=');
-        join(t, dims, "x", f);
-    };
+    let mut field =
+        |t: &mut String, name: &str, cond: bool, f: &dyn Fn(&mut String, &WindowDim)| {
+            if !cond {
+                return;
+            }
+            if !first {
+                t.push(' ');
+            }
+            first = false;
+            t.push_str(name);
+            t.push('=');
+            join(t, dims, "x", f);
+        };
     field(t, "size", true, &|t, d| push_int(t, d.size));
     field(t, "stride", dims.iter().any(|d| d.stride != 1), &|t, d| {
         push_int(t, d.stride)
@@ -1163,9 +1215,12 @@ fn window_text(t: &mut String, w: &Window) {
         dims.iter().any(|d| d.window_dilation != 1),
         &|t, d| push_int(t, d.window_dilation),
     );
-    field(t, "rhs_reversal", dims.iter().any(|d| d.reversal), &|t, d| {
-        t.push(if d.reversal { '1' } else { '0' })
-    });
+    field(
+        t,
+        "rhs_reversal",
+        dims.iter().any(|d| d.reversal),
+        &|t, d| t.push(if d.reversal { '1' } else { '0' }),
+    );
     t.push('}');
 }
 
@@ -1235,7 +1290,10 @@ fn dim_labels_text(t: &mut String, d: &ConvDims) {
     t.push('_');
     side(
         t,
-        &[(d.kernel_input_feature, 'i'), (d.kernel_output_feature, 'o')],
+        &[
+            (d.kernel_input_feature, 'i'),
+            (d.kernel_output_feature, 'o'),
+        ],
         &d.kernel_spatial,
     );
     t.push_str("->");
@@ -1282,7 +1340,11 @@ fn replica_groups_text(t: &mut String, r: &ReplicaGroups) {
             t.push(']');
             iota_text(iota, t);
         }
-        ReplicaGroups::Mesh { mesh, axes } => {
+        ReplicaGroups::Mesh {
+            mesh,
+            devices,
+            axes,
+        } => {
             t.push_str("mesh[");
             join(t, mesh, ",", |t, ax| {
                 t.push('\'');
@@ -1290,6 +1352,21 @@ fn replica_groups_text(t: &mut String, r: &ReplicaGroups) {
                 t.push_str("'=");
                 push_int(t, ax.size);
             });
+            match devices {
+                Some(MeshDevices::List(ids)) => {
+                    t.push_str(", device_ids=(");
+                    join(t, ids, ",", |t, x| push_int(t, *x));
+                    t.push(')');
+                }
+                Some(MeshDevices::Iota { shape, iota }) => {
+                    t.push_str(", device_ids=([");
+                    join(t, shape, ",", |t, x| push_int(t, *x));
+                    t.push(']');
+                    iota_text(iota, t);
+                    t.push(')');
+                }
+                None => {}
+            }
             t.push_str("] {");
             join(t, axes, ",", |t, r| {
                 let name = usize::try_from(r.axis)
@@ -1566,7 +1643,8 @@ fn recovery_table_text(t: &mut String, entries: &[RecoveryEntry]) {
         t.push_str(" : ");
         original_array_text(&e.new, t);
         if let Some(m) = &e.module {
-            let text = super::printer::print_module_with(m, &crate::ir::PrintOptions::default_form());
+            let text =
+                super::printer::print_module_with(m, &crate::ir::PrintOptions::default_form());
             t.push_str(",\n  \"\n");
             for line in text.split_inclusive('\n') {
                 if line != "\n" {

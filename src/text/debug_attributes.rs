@@ -293,11 +293,11 @@ mod tests {
         .enumerate()
         {
             let mode = LogMode::from_name(name).unwrap();
-            assert_eq!(mode.to_proto(), n as i32);
-            assert_eq!(LogMode::from_proto(n as i32), Some(mode));
+            assert_eq!(mode.number(), n as i32);
+            assert_eq!(LogMode::from_number(n as i32), Some(mode));
             assert_eq!(mode.name(), name);
         }
-        assert_eq!(LogMode::from_proto(5), None);
+        assert_eq!(LogMode::from_number(5), None);
     }
 
     #[test]

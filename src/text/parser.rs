@@ -28,7 +28,6 @@ use crate::ir::{
 use crate::ir::{SharedStr, SourcePos};
 use crate::util::{FxMap, FxSet};
 use half::{bf16, f16};
-use std::borrow::Cow;
 use std::io::BufRead;
 use std::sync::Arc;
 
@@ -175,6 +174,8 @@ struct ModuleState {
     async_callees: FxMap<CompId, usize>,
     /// Each distinct attribute text kept as written, once.
     texts: FxSet<SharedStr>,
+    /// Each distinct typed attribute value, by its kind and text, read once.
+    typed: FxMap<u8, FxMap<SharedStr, AttrValue>>,
     /// The window's newlines.
     lines: LineIndex,
     /// The strings a computation keeps, gathered (reused buffers).
@@ -205,6 +206,7 @@ impl Default for ModuleState {
             unnamed: Vec::new(),
             async_callees: FxMap::default(),
             texts: FxSet::default(),
+            typed: FxMap::default(),
             lines: LineIndex::default(),
             strings: String::new(),
             fixups: Vec::new(),
@@ -367,9 +369,6 @@ struct Parser<'a> {
     /// so it stays in cache; names unique across the module is the
     /// verifier's check.
     all_names: FxMap<&'a str, (CompId, InstrId)>,
-    /// The (opcode, key, text) of the window's attributes kept as text
-    /// that have been checked to be writable as a proto.
-    checked_attrs: FxSet<(Opcode, &'a str, &'a str)>,
 }
 
 /// A computation's written signature: (position, name, shape) of each
@@ -408,7 +407,6 @@ impl<'a> Parser<'a> {
             depth: 0,
             instruction_nesting: 0,
             all_names: FxMap::default(),
-            checked_attrs: FxSet::default(),
         }
     }
 
@@ -1913,6 +1911,32 @@ impl<'a> Parser<'a> {
                     None => return self.err_at(p, format!("Unknown API version: {w}")),
                 }
             }
+            "operand_layout_constraints" => {
+                self.skip_ws()?;
+                let start = self.pos;
+                self.expect(b'{', "to start operand_layout_constraints")?;
+                let mut shapes = Vec::new();
+                if !self.eat(b'}')? {
+                    loop {
+                        self.skip_ws()?;
+                        shapes.push((self.pos, self.shape()?));
+                        if self.eat(b'}')? {
+                            break;
+                        }
+                        self.expect(b',', "between operand layout constraints")?;
+                    }
+                }
+                self.check_layout_constraints(scope, instr, start, &mut shapes)?;
+                AttrValue::Shapes(shapes.into_iter().map(|(_, s)| s).collect())
+            }
+            "outfeed_shape" => AttrValue::Shape(Box::new(self.shape()?)),
+            "literal" => {
+                self.skip_ws()?;
+                let start = self.pos;
+                let lit = self.shaped_literal()?;
+                let text = SharedStr::from(&self.text[start..self.pos]);
+                AttrValue::Literal(Arc::new(crate::ir::attrs::Written::read(lit, text)))
+            }
             "control-predecessors" => {
                 let preds = self.instr_list(scope)?;
                 instr.control_predecessors = preds.into();
@@ -1922,8 +1946,11 @@ impl<'a> Parser<'a> {
                 self.skip_ws()?;
                 let value_pos = self.pos;
                 let raw = self.raw_value()?;
-                self.check_raw_attr(scope, instr, key, raw, value_pos)?;
-                AttrValue::Raw(self.kept_text(raw))
+                let op = instr.async_wrapped.unwrap_or(instr.opcode);
+                match self.typed_value(key, Some(op), raw, value_pos)? {
+                    Some(v) => v,
+                    None => AttrValue::Raw(self.kept_text(raw)),
+                }
             }
         };
         self.st.saw_metadata |= key == "metadata";
@@ -1934,62 +1961,46 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Checks the value of an attribute kept as text, as XLA's parser does
-    /// when it reads it.
-    fn check_raw_attr(
+    /// The typed value of `key` written as `raw` (at `pos`), read once per
+    /// distinct text; `None` for an attribute kept as text.
+    fn typed_value(
         &mut self,
-        scope: &Scope,
-        instr: &Instruction,
-        key: &'a str,
-        raw: &'a str,
+        key: &str,
+        opcode: Option<Opcode>,
+        raw: &str,
         pos: usize,
-    ) -> PResult<()> {
-        let r = match key {
-            "dim_labels" => checks::check_dim_labels(raw),
-            "window" => checks::check_window(raw),
-            "padding" => checks::check_padding_config(raw),
-            "replica_groups" => checks::check_mesh_replica_groups(raw),
-            "result_accuracy" => checks::check_result_accuracy(raw),
-            "parameter_replication" => checks::parameter_replication_len(raw).map(drop),
-            "operand_layout_constraints" => {
-                return self.check_layout_constraints(scope, instr, pos)
-            }
-            _ => Ok(()),
+    ) -> PResult<Option<AttrValue>> {
+        let Some(kind) = super::attrs::kind_id(key, opcode) else {
+            return Ok(None);
         };
-        r.or_else(|m| self.err_at(pos, m))?;
-        // What the text accepts, a proto must hold (each distinct text is
-        // checked once: a large module repeats a few hundred).
-        // (Not replica groups: the text's mesh form with device ids is valid
-        // XLA the writer cannot write yet, a clean error when asked to.)
-        if key != "replica_groups" && !self.checked_attrs.contains(&(instr.opcode, key, raw)) {
-            crate::proto::to_proto::check_text_attr(instr.opcode, key, raw)
-                .or_else(|m| self.err_at(pos, m))?;
-            self.checked_attrs.insert((instr.opcode, key, raw));
+        if let Some(v) = self.st.typed.get(&kind).and_then(|m| m.get(raw)) {
+            return Ok(Some(v.clone()));
         }
-        Ok(())
+        // Its own copy: the value must not keep the window.
+        let owned = SharedStr::from(raw.to_string());
+        match super::attrs::read(key, opcode, &owned) {
+            Ok(Some(v)) => {
+                self.st
+                    .typed
+                    .entry(kind)
+                    .or_default()
+                    .insert(owned, v.clone());
+                Ok(Some(v))
+            }
+            Ok(None) => Ok(None),
+            Err((offset, m)) => self.err_at(pos + offset, format!("{key}: {m}")),
+        }
     }
 
     /// `operand_layout_constraints={f32[2]{0}, ...}` of a custom call: one
-    /// shape per operand, each compatible with it.
+    /// shape per operand (each with its position), each compatible with it.
     fn check_layout_constraints(
         &self,
         scope: &Scope,
         instr: &Instruction,
         start: usize,
+        shapes: &mut [(usize, Shape)],
     ) -> PResult<()> {
-        let mut sub = Parser::new(self.text, Arc::clone(&self.src), self.file, self.at);
-        sub.pos = start;
-        sub.expect(b'{', "to start operand_layout_constraints")?;
-        let mut shapes = Vec::new();
-        if !sub.eat(b'}')? {
-            loop {
-                shapes.push((sub.pos, sub.shape()?));
-                if sub.eat(b'}')? {
-                    break;
-                }
-                sub.expect(b',', "between operand layout constraints")?;
-            }
-        }
         let n = instr.operands.len();
         if shapes.len() != n {
             return self.err_at(
@@ -2283,10 +2294,9 @@ impl<'a> Parser<'a> {
         }
         if attr_op == Opcode::Scan {
             let d = dims.and_then(|d| d.first()).copied().unwrap_or(0);
-            let carries = match instr.attr("num_carries") {
-                Some(AttrValue::Raw(r)) => r.parse::<usize>().ok(),
-                _ => None,
-            };
+            let carries = instr
+                .int_attr("num_carries")
+                .and_then(|c| usize::try_from(c).ok());
             let Some(carries) = carries.filter(|&c| c <= instr.operands.len()) else {
                 return self.err_at(
                     pos,
@@ -2345,12 +2355,12 @@ impl<'a> Parser<'a> {
                     return Ok(());
                 };
                 let start = scope.comp.instr(async_chain_start(scope, first));
-                if let Some(AttrValue::Raw(t)) = instr.attr("async_execution_thread") {
+                if let Some(AttrValue::Str(got)) = instr.attr("async_execution_thread") {
                     let want = match start.attr("async_execution_thread") {
-                        Some(AttrValue::Raw(s)) => unquote(s),
-                        _ => Cow::Borrowed("main"),
+                        Some(AttrValue::Str(s)) => s.as_str(),
+                        _ => "main",
                     };
-                    let got = unquote(t);
+                    let got = got.as_str();
                     if want != got {
                         return self.err_at(
                             pos,
@@ -2390,9 +2400,9 @@ impl<'a> Parser<'a> {
         let written = replication
             .then(|| instr.attr("parameter_replication"))
             .flatten();
-        if let Some(AttrValue::Raw(r)) = written {
+        if let Some(AttrValue::Bools(r)) = written {
             let leaves = shape.leaf_count();
-            let n = checks::parameter_replication_len(r).unwrap_or(0);
+            let n = r.len();
             if n != leaves {
                 return self.err_at(
                     pos,
@@ -2424,6 +2434,36 @@ impl<'a> Parser<'a> {
     }
 
     // ---- literals -----------------------------------------------------
+
+    /// A custom call's `literal=`: a shape and its value (`s32[2]{0} {1, 2}`),
+    /// or a tuple of them `( a, b )`.
+    fn shaped_literal(&mut self) -> PResult<Literal> {
+        self.enter()?;
+        let r = self.shaped_literal_inner();
+        self.leave();
+        r
+    }
+
+    fn shaped_literal_inner(&mut self) -> PResult<Literal> {
+        if !self.eat(b'(')? {
+            let shape = self.shape()?;
+            return self.literal(&shape);
+        }
+        let mut items = Vec::new();
+        if !self.eat(b')')? {
+            loop {
+                items.push(self.shaped_literal()?);
+                if self.eat(b')')? {
+                    break;
+                }
+                self.expect(b',', "between the elements of a tuple literal")?;
+            }
+        }
+        Ok(Literal {
+            shape: Shape::Tuple(items.iter().map(|l| l.shape.clone()).collect()),
+            data: LiteralData::Tuple(items),
+        })
+    }
 
     fn literal(&mut self, shape: &Shape) -> PResult<Literal> {
         self.enter()?;
@@ -2660,14 +2700,6 @@ fn async_chain_start(scope: &Scope, mut id: InstrId) -> InstrId {
             (Opcode::AsyncUpdate, Some(&o)) => id = o,
             _ => return id,
         }
-    }
-}
-
-/// A quoted attribute value, decoded.
-fn unquote(raw: &str) -> Cow<'_, str> {
-    match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
-        Some(inner) => c_unescape(inner).map_or(Cow::Borrowed(inner), Cow::Owned),
-        None => Cow::Borrowed(raw),
     }
 }
 
