@@ -84,3 +84,45 @@ fn neuron_dumps_round_trip() {
     });
     check_round_trips("neuron", &paths, None, read);
 }
+
+/// The typed attributes print in XLA's canonical form on their own: with
+/// every remembered text forgotten, the modules XLA printed print the same.
+#[test]
+fn corpus_modules_print_canonically_without_their_texts() {
+    let paths = files("corpus", |n| {
+        n.ends_with(".hlo") && !n.ends_with(".short.hlo")
+    });
+    let mut failures = Vec::new();
+    for p in &paths {
+        let mut m = parse(p).unwrap();
+        for a in &mut m.header {
+            a.value = a.value.canonical();
+        }
+        let comps: Vec<_> = m.computation_ids().collect();
+        for c in comps {
+            let comp = m.comp_mut(c);
+            let ids: Vec<_> = comp.sequence().collect();
+            for i in ids {
+                for a in comp.instr_mut(i).attrs.iter_mut() {
+                    a.value = a.value.canonical();
+                }
+            }
+        }
+        let printed = hlo_opt::text::print_module_with(&m, &m.style);
+        let want = read(p);
+        if printed != want {
+            failures.push(format!(
+                "{}: {}",
+                p.display(),
+                first_difference(&want, &printed)
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} files print differently:\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n")
+    );
+}

@@ -155,6 +155,39 @@ pub enum AttrValue {
 }
 
 impl AttrValue {
+    /// The same value, its remembered text forgotten: it prints in XLA's
+    /// canonical form.
+    pub fn canonical(&self) -> AttrValue {
+        fn c<T: Clone>(w: &Typed<T>) -> Typed<T> {
+            Arc::new(w.canonical())
+        }
+        use AttrValue as V;
+        match self {
+            V::Float(w) => V::Float(c(w)),
+            V::Window(w) => V::Window(c(w)),
+            V::Padding(w) => V::Padding(c(w)),
+            V::Slice(w) => V::Slice(c(w)),
+            V::ConvDims(w) => V::ConvDims(c(w)),
+            V::ReplicaGroups(w) => V::ReplicaGroups(c(w)),
+            V::Pairs(w) => V::Pairs(c(w)),
+            V::Metadata(w) => V::Metadata(c(w)),
+            V::FrontendAttributes(w) => V::FrontendAttributes(c(w)),
+            V::Sharding(w) => V::Sharding(c(w)),
+            V::Aliasing(w) => V::Aliasing(c(w)),
+            V::Literal(w) => V::Literal(c(w)),
+            V::OriginalValue(w) => V::OriginalValue(c(w)),
+            V::Statistics(w) => V::Statistics(c(w)),
+            V::Domain(w) => V::Domain(c(w)),
+            V::ResultAccuracy(w) => V::ResultAccuracy(c(w)),
+            V::InputOutputAlias(w) => V::InputOutputAlias(c(w)),
+            V::BufferDonor(w) => V::BufferDonor(c(w)),
+            V::Shardings(w) => V::Shardings(c(w)),
+            V::DebugAttributes(w) => V::DebugAttributes(c(w)),
+            V::RecoveryTable(w) => V::RecoveryTable(c(w)),
+            other => other.clone(),
+        }
+    }
+
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             AttrValue::Bool(b) => Some(*b),

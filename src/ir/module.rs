@@ -453,6 +453,13 @@ impl Module {
         Some(ProgramShape { parameters, result })
     }
 
+    /// Whether the header says `is_scheduled=true`.
+    pub fn is_scheduled(&self) -> bool {
+        self.header
+            .iter()
+            .any(|a| a.key == "is_scheduled" && matches!(a.value, AttrValue::Bool(true)))
+    }
+
     /// The `entry_computation_layout` header attribute, if written.
     pub fn entry_computation_layout(&self) -> Option<&ProgramShape> {
         self.header.iter().find_map(|a| match &a.value {

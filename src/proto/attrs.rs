@@ -433,14 +433,14 @@ pub fn to_statistics(s: &Statistics) -> pb::StatisticsViz {
     p
 }
 
-fn from_original_array(a: &pb::OriginalArrayProto) -> OriginalArray {
+pub fn from_original_array(a: &pb::OriginalArrayProto) -> OriginalArray {
     OriginalArray {
         instruction: shared(&a.instruction_name),
         shape_index: a.shape_index.clone(),
     }
 }
 
-fn to_original_array(a: &OriginalArray) -> pb::OriginalArrayProto {
+pub fn to_original_array(a: &OriginalArray) -> pb::OriginalArrayProto {
     let mut p = pb::OriginalArrayProto::default();
     p.instruction_name = a.instruction.to_string();
     p.shape_index = a.shape_index.clone();
@@ -562,4 +562,117 @@ pub fn enum_of<T: Copy>(from_index: fn(usize) -> Option<T>, n: i32, default: T) 
         .ok()
         .and_then(from_index)
         .unwrap_or(default)
+}
+
+pub fn from_input_output_alias(p: &pb::HloInputOutputAliasProto) -> Vec<InputOutputAlias> {
+    p.entries
+        .iter()
+        .map(|e| InputOutputAlias {
+            output_index: e.output_shape_index.clone(),
+            parameter: e.parameter_number,
+            parameter_index: e.parameter_shape_index.clone(),
+            must_alias: e.kind == 2,
+        })
+        .collect()
+}
+
+/// XLA's `Kind`: 1 may-alias, 2 must-alias.
+pub fn to_input_output_alias(list: &[InputOutputAlias]) -> pb::HloInputOutputAliasProto {
+    let mut p = pb::HloInputOutputAliasProto::default();
+    p.entries = list
+        .iter()
+        .map(|a| {
+            let mut e = pb::AliasEntryProto::default();
+            e.output_shape_index = a.output_index.clone();
+            e.parameter_number = a.parameter;
+            e.parameter_shape_index = a.parameter_index.clone();
+            e.kind = if a.must_alias { 2 } else { 1 };
+            e
+        })
+        .collect();
+    p
+}
+
+pub fn from_buffer_donor(p: &pb::HloBufferDonorProto) -> Vec<BufferDonor> {
+    p.entries
+        .iter()
+        .map(|e| BufferDonor {
+            parameter: e.parameter_number,
+            parameter_index: e.parameter_shape_index.clone(),
+        })
+        .collect()
+}
+
+pub fn to_buffer_donor(list: &[BufferDonor]) -> pb::HloBufferDonorProto {
+    let mut p = pb::HloBufferDonorProto::default();
+    p.entries = list
+        .iter()
+        .map(|d| {
+            let mut e = pb::BufferDonorEntryProto::default();
+            e.parameter_number = d.parameter;
+            e.parameter_shape_index = d.parameter_index.clone();
+            e
+        })
+        .collect();
+    p
+}
+
+/// `None` if the text cannot say all of it (an entry without an array, a
+/// log mode or fields of a newer XLA): then the bytes are kept instead.
+pub fn from_debug_attributes(
+    table: &[pb::DebugAttributeTableEntryProto],
+) -> Option<Vec<DebugAttributeEntry>> {
+    let entry = |e: &pb::DebugAttributeTableEntryProto| {
+        let array = e.original_array.as_ref()?;
+        if !e.unknown.is_empty() || !array.unknown.is_empty() {
+            return None;
+        }
+        let sets = e.debug_attributes.iter().map(|d| {
+            if !d.unknown.is_empty() {
+                return None;
+            }
+            Some(DebugAttributeSet {
+                log_mode: LogMode::from_number(d.log_mode)?,
+                callback_id: d.callback_id,
+                op_id: d.op_id,
+                partitioned: d.partitioned,
+                operands_sharding: d.operands_sharding.clone(),
+            })
+        });
+        Some(DebugAttributeEntry {
+            instruction_name: array.instruction_name.clone(),
+            shape_index: array.shape_index.clone(),
+            sets: sets.collect::<Option<_>>()?,
+        })
+    };
+    table.iter().map(entry).collect()
+}
+
+pub fn to_debug_attributes(
+    table: &[DebugAttributeEntry],
+) -> Vec<pb::DebugAttributeTableEntryProto> {
+    table
+        .iter()
+        .map(|e| {
+            let mut array = pb::OriginalArrayProto::default();
+            array.instruction_name = e.instruction_name.clone();
+            array.shape_index = e.shape_index.clone();
+            let mut x = pb::DebugAttributeTableEntryProto::default();
+            x.original_array = Some(array);
+            x.debug_attributes = e
+                .sets
+                .iter()
+                .map(|d| {
+                    let mut s = pb::DebugAttributesProto::default();
+                    s.log_mode = d.log_mode.number();
+                    s.callback_id = d.callback_id;
+                    s.op_id = d.op_id;
+                    s.partitioned = d.partitioned;
+                    s.operands_sharding = d.operands_sharding.clone();
+                    s
+                })
+                .collect();
+            x
+        })
+        .collect()
 }

@@ -37,9 +37,6 @@ use crate::ir::shape::{push_int, ArrayShape, Layout, LayoutExtras, Shape, Tile};
 use crate::ir::{
     CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType, SharedStr,
 };
-use crate::text::debug_attributes;
-use crate::text::number::c_escape;
-use crate::text::printer::looks_like_json_object;
 use crate::util::FxMap;
 use half::{bf16, f16};
 use prost::encoding::{DecodeContext, WireType};
@@ -627,14 +624,14 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
     if shell.schedule.is_some() {
         header.push(Attr {
             key: attr_key("is_scheduled"),
-            value: AttrValue::Raw("true".into()),
+            value: AttrValue::Bool(true),
         });
     }
     if let Some(alias) = &shell.input_output_alias {
         if !alias.entries.is_empty() {
             header.push(Attr {
                 key: attr_key("input_output_alias"),
-                value: AttrValue::Raw(alias_text(alias).into()),
+                value: AttrValue::InputOutputAlias(typed(attrs::from_input_output_alias(alias))),
             });
         }
     }
@@ -642,7 +639,7 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
         if !donor.entries.is_empty() {
             header.push(Attr {
                 key: attr_key("buffer_donor"),
-                value: AttrValue::Raw(donor_text(donor).into()),
+                value: AttrValue::BufferDonor(typed(attrs::from_buffer_donor(donor))),
             });
         }
     }
@@ -669,11 +666,9 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
     }
     if let Some(fa) = &shell.frontend_attributes {
         if !fa.map.is_empty() {
-            let mut s = String::new();
-            frontend_attributes_text(fa, &mut s);
             header.push(Attr {
                 key: attr_key("frontend_attributes"),
-                value: AttrValue::Raw(s.into()),
+                value: AttrValue::FrontendAttributes(typed(attrs::from_frontend_attributes(fa))),
             });
         }
     }
@@ -681,16 +676,16 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
         if !table.entries.is_empty() {
             header.push(Attr {
                 key: attr_key("origin_recovery_table"),
-                value: AttrValue::Raw(recovery_table_text(table, options)?.into()),
+                value: AttrValue::RecoveryTable(typed(recovery_table(table, options)?)),
             });
         }
     }
     let mut extras = data.extras.clone();
     if !shell.debug_attributes.is_empty() {
-        match debug_attributes_table(&shell.debug_attributes) {
+        match attrs::from_debug_attributes(&shell.debug_attributes) {
             Some(table) => header.push(Attr {
                 key: attr_key("debug_attributes"),
-                value: AttrValue::Raw(debug_attributes::print(&table).into()),
+                value: AttrValue::DebugAttributes(typed(table)),
             }),
             // What the text cannot say stays as bytes, like any field the
             // IR does not model.
@@ -1927,18 +1922,6 @@ fn join<T>(t: &mut String, items: &[T], sep: &str, mut f: impl FnMut(&mut String
     }
 }
 
-fn ints(t: &mut String, v: &[i64]) {
-    t.push('{');
-    join(t, v, ",", |t, x| push_int(t, *x));
-    t.push('}');
-}
-
-fn quoted(t: &mut String, s: &str) {
-    t.push('"');
-    c_escape(s, t);
-    t.push('"');
-}
-
 fn dot_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {
     let d = p.dot_dimension_numbers.clone().unwrap_or_default();
     if !d.lhs_batch_dimensions.is_empty() {
@@ -2211,137 +2194,31 @@ fn append_unprinted_metadata(md: &OpMetadata, out: &mut Vec<u8>) {
     }
 }
 
-/// `{key=value,...}`, sorted by key; values that read as one `{...}` token
-/// are printed raw, others quoted and escaped.
-pub(crate) fn frontend_attributes_text(fa: &FrontendAttributes, t: &mut String) {
-    t.push('{');
-    let mut first = true;
-    for (k, v) in &fa.map {
-        if !first {
-            t.push(',');
-        }
-        first = false;
-        t.push_str(k);
-        t.push('=');
-        if looks_like_json_object(v) {
-            t.push_str(v);
-        } else {
-            quoted(t, v);
-        }
-    }
-    t.push('}');
-}
-
-/// `{"name"}`, `{"name" {1,2}}`
-fn original_array_text(a: &OriginalArrayProto, t: &mut String) {
-    t.push_str("{\"");
-    t.push_str(&a.instruction_name);
-    t.push('"');
-    if !a.shape_index.is_empty() {
-        t.push(' ');
-        ints(t, &a.shape_index);
-    }
-    t.push('}');
-}
-
-/// The header's `debug_attributes={...}` from `HloModuleProto` field 24;
-/// `None` if the text cannot say all of it (an entry without an array, a
-/// log mode or fields of a newer XLA).
-fn debug_attributes_table(
-    table: &[DebugAttributeTableEntryProto],
-) -> Option<Vec<debug_attributes::DebugAttributeEntry>> {
-    let entry = |e: &DebugAttributeTableEntryProto| {
-        let array = e.original_array.as_ref()?;
-        if !e.unknown.is_empty() || !array.unknown.is_empty() {
-            return None;
-        }
-        let sets = e.debug_attributes.iter().map(|d| {
-            if !d.unknown.is_empty() {
-                return None;
-            }
-            Some(debug_attributes::DebugAttributeSet {
-                log_mode: debug_attributes::LogMode::from_number(d.log_mode)?,
-                callback_id: d.callback_id,
-                op_id: d.op_id,
-                partitioned: d.partitioned,
-                operands_sharding: d.operands_sharding.clone(),
-            })
-        });
-        Some(debug_attributes::DebugAttributeEntry {
-            instruction_name: array.instruction_name.clone(),
-            shape_index: array.shape_index.clone(),
-            sets: sets.collect::<Option<_>>()?,
-        })
-    };
-    table.iter().map(entry).collect()
-}
-
 /// The header's `origin_recovery_table={...}`: per entry a line `{"old"} :
 /// {"new"}` and the recovery module's text, quoted (`"` and `\` escaped)
 /// and indented on lines of its own.
-fn recovery_table_text(
+fn recovery_table(
     table: &OriginalValueRecoveryTableProto,
     options: &ReadOptions,
-) -> Result<String, ProtoError> {
-    let mut t = String::from("{\n");
-    for e in &table.entries {
-        t.push_str("  ");
-        original_array_text(&e.old_original_array.clone().unwrap_or_default(), &mut t);
-        t.push_str(" : ");
-        original_array_text(&e.new_original_array.clone().unwrap_or_default(), &mut t);
-        if let Some(m) = &e.recovery_module {
-            let module = module_from_proto(&m.encode_to_vec(), options)
-                .map_err(|e| e.context("origin_recovery_table"))?;
-            let text = crate::text::print_module_with(&module, &PrintOptions::default_form());
-            t.push_str(",\n  \"\n");
-            for line in text.split_inclusive('\n') {
-                if line != "\n" {
-                    t.push_str("    ");
-                }
-                for ch in line.chars() {
-                    if matches!(ch, '"' | '\\') {
-                        t.push('\\');
-                    }
-                    t.push(ch);
-                }
-            }
-            t.push_str("\n  \"");
-        }
-        t.push('\n');
-    }
-    t.push('}');
-    Ok(t)
-}
-
-fn alias_text(alias: &HloInputOutputAliasProto) -> String {
-    let mut t = String::from("{ ");
-    join(&mut t, &alias.entries, ", ", |t, e| {
-        ints(t, &e.output_shape_index);
-        t.push_str(": (");
-        push_int(t, e.parameter_number);
-        t.push_str(", ");
-        ints(t, &e.parameter_shape_index);
-        t.push_str(if e.kind == 2 {
-            ", must-alias)"
-        } else {
-            ", may-alias)"
-        });
-    });
-    t.push_str(" }");
-    t
-}
-
-fn donor_text(donor: &HloBufferDonorProto) -> String {
-    let mut t = String::from("{ ");
-    join(&mut t, &donor.entries, ", ", |t, e| {
-        t.push('(');
-        push_int(t, e.parameter_number);
-        t.push_str(", ");
-        ints(t, &e.parameter_shape_index);
-        t.push(')');
-    });
-    t.push_str(" }");
-    t
+) -> Result<Vec<crate::ir::attrs::RecoveryEntry>, ProtoError> {
+    table
+        .entries
+        .iter()
+        .map(|e| {
+            let module = match &e.recovery_module {
+                Some(m) => Some(Box::new(
+                    module_from_proto(&m.encode_to_vec(), options)
+                        .map_err(|e| e.context("origin_recovery_table"))?,
+                )),
+                None => None,
+            };
+            Ok(crate::ir::attrs::RecoveryEntry {
+                old: attrs::from_original_array(&e.old_original_array.clone().unwrap_or_default()),
+                new: attrs::from_original_array(&e.new_original_array.clone().unwrap_or_default()),
+                module,
+            })
+        })
+        .collect()
 }
 
 /// XLA's `MakeInstructionPostOrder` over the id-ordered list (mirrors

@@ -25,8 +25,6 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::NameUniquer;
 use crate::ir::shape::{ArrayShape, Layout, Shape};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, SharedStr};
-use crate::text::number::c_unescape;
-use crate::text::{blank_len, debug_attributes};
 use crate::util::{FxMap, FxSet};
 use prost::Message;
 use std::sync::Arc;
@@ -575,9 +573,7 @@ impl<'m> Writer<'m> {
     }
 
     fn scheduled(&self) -> bool {
-        self.module.header.iter().any(|a| {
-            a.key == "is_scheduled" && matches!(&a.value, AttrValue::Raw(v) if &**v == "true")
-        })
+        self.module.is_scheduled()
     }
 
     /// The module as a proto, each computation handed to `sink` as it is
@@ -715,17 +711,28 @@ impl<'m> Writer<'m> {
         let mut donor = HloBufferDonorProto::default();
         let mut fa = FrontendAttributes::default();
         for a in &m.header {
-            let AttrValue::Raw(text) = &a.value else {
-                continue;
-            };
-            match &*a.key {
-                "input_output_alias" => alias = parse_alias(text)?,
-                "buffer_donor" => donor = parse_donor(text)?,
-                "frontend_attributes" => fa = parse_frontend_attributes(text)?,
-                "origin_recovery_table" => {
-                    p.original_value_recovery_table = Some(parse_recovery_table(text)?)
+            match (&*a.key, &a.value) {
+                ("input_output_alias", AttrValue::InputOutputAlias(v)) => {
+                    alias = attrs::to_input_output_alias(v)
                 }
-                "debug_attributes" => p.debug_attributes = parse_debug_attributes(text)?,
+                ("buffer_donor", AttrValue::BufferDonor(v)) => donor = attrs::to_buffer_donor(v),
+                ("frontend_attributes", AttrValue::FrontendAttributes(v)) => {
+                    fa = attrs::to_frontend_attributes(v)
+                }
+                ("origin_recovery_table", AttrValue::RecoveryTable(v)) => {
+                    p.original_value_recovery_table = Some(recovery_table(v)?)
+                }
+                ("debug_attributes", AttrValue::DebugAttributes(v)) => {
+                    p.debug_attributes = attrs::to_debug_attributes(v)
+                }
+                (
+                    key @ ("input_output_alias"
+                    | "buffer_donor"
+                    | "frontend_attributes"
+                    | "origin_recovery_table"
+                    | "debug_attributes"),
+                    _,
+                ) => return err(format!("header attribute {key}: unexpected value")),
                 _ => {}
             }
         }
@@ -1127,294 +1134,21 @@ fn attr_to_proto(p: &mut HloInstructionProto, key: &str, v: &AttrValue) -> Resul
     Ok(())
 }
 
-/// A cursor over an attribute's text.
-struct Cursor<'a> {
-    s: &'a str,
-    pos: usize,
-}
-
-type PResult<T> = Result<T, String>;
-
-impl<'a> Cursor<'a> {
-    fn new(s: &'a str) -> Cursor<'a> {
-        Cursor { s, pos: 0 }
-    }
-
-    fn rest(&self) -> &'a str {
-        &self.s[self.pos..]
-    }
-
-    /// Skips blanks and comments (up to an unclosed `/*`, which then
-    /// fails to parse).
-    fn ws(&mut self) {
-        self.pos += blank_len(self.rest()).unwrap_or_else(|unclosed| unclosed);
-    }
-
-    fn eat(&mut self, p: &str) -> bool {
-        self.ws();
-        if self.rest().starts_with(p) {
-            self.pos += p.len();
-            true
-        } else {
-            false
-        }
-    }
-
-    fn expect(&mut self, p: &str) -> PResult<()> {
-        if self.eat(p) {
-            Ok(())
-        } else {
-            Err(format!("expects '{p}' at offset {}", self.pos))
-        }
-    }
-
-    fn int(&mut self) -> PResult<i64> {
-        self.ws();
-        let r = self.rest();
-        let n = r
-            .char_indices()
-            .find(|&(i, ch)| !(ch.is_ascii_digit() || (i == 0 && ch == '-')))
-            .map_or(r.len(), |(i, _)| i);
-        let v = r[..n]
-            .parse::<i64>()
-            .map_err(|_| format!("expects an integer at offset {}", self.pos))?;
-        self.pos += n;
-        Ok(v)
-    }
-
-    fn word(&mut self) -> &'a str {
-        self.ws();
-        let r = self.rest();
-        let n = r
-            .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '-'))
-            .unwrap_or(r.len());
-        self.pos += n;
-        &r[..n]
-    }
-
-    fn string(&mut self) -> PResult<String> {
-        self.expect("\"")?;
-        let r = self.rest();
-        let b = r.as_bytes();
-        let mut i = 0;
-        while i < b.len() && b[i] != b'"' {
-            if b[i] == b'\\' {
-                i += 1;
-            }
-            i += 1;
-        }
-        if i >= b.len() {
-            return Err("unterminated string".into());
-        }
-        self.pos += i + 1;
-        c_unescape(&r[..i]).map_err(|o| format!("bad escape at {o}"))
-    }
-
-    /// `{1,2,3}`
-    fn ints(&mut self) -> PResult<Vec<i64>> {
-        self.expect("{")?;
-        let mut v = Vec::new();
-        if self.eat("}") {
-            return Ok(v);
-        }
-        loop {
-            v.push(self.int()?);
-            if self.eat("}") {
-                return Ok(v);
-            }
-            self.expect(",")?;
-        }
-    }
-
-    /// A balanced `{...}` group, returned whole.
-    fn group(&mut self) -> PResult<&'a str> {
-        self.ws();
-        let start = self.pos;
-        let b = self.s.as_bytes();
-        let mut depth = 0;
-        let mut i = self.pos;
-        while i < b.len() {
-            match b[i] {
-                b'"' => {
-                    i += 1;
-                    while i < b.len() && b[i] != b'"' {
-                        if b[i] == b'\\' {
-                            i += 1;
-                        }
-                        i += 1;
-                    }
-                }
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        self.pos = i + 1;
-                        return Ok(&self.s[start..=i]);
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        Err("unbalanced braces".into())
-    }
-}
-
-fn parse_frontend_attributes(v: &str) -> Result<FrontendAttributes, ProtoError> {
-    let mut fa = FrontendAttributes::default();
-    let mut c = Cursor::new(v);
-    let bad = |e: String| ProtoError::new(format!("frontend_attributes={v}: {e}"));
-    c.expect("{").map_err(bad)?;
-    if c.eat("}") {
-        return Ok(fa);
-    }
-    loop {
-        c.ws();
-        let key = if c.rest().starts_with('"') {
-            c.string().map_err(bad)?
-        } else {
-            c.word().to_string()
-        };
-        c.expect("=").map_err(bad)?;
-        c.ws();
-        let value = if c.rest().starts_with('"') {
-            c.string().map_err(bad)?
-        } else if c.rest().starts_with('{') {
-            c.group().map_err(bad)?.to_string()
-        } else {
-            c.word().to_string()
-        };
-        fa.map.insert(key, value);
-        if c.eat("}") {
-            return Ok(fa);
-        }
-        c.expect(",").map_err(bad)?;
-    }
-}
-
-fn parse_alias(v: &str) -> Result<HloInputOutputAliasProto, ProtoError> {
-    let mut a = HloInputOutputAliasProto::default();
-    let mut c = Cursor::new(v);
-    let bad = |e: String| ProtoError::new(format!("input_output_alias: {e}"));
-    c.expect("{").map_err(bad)?;
-    if c.eat("}") {
-        return Ok(a);
-    }
-    loop {
-        let mut e = AliasEntryProto::default();
-        e.output_shape_index = c.ints().map_err(bad)?;
-        c.expect(":").map_err(bad)?;
-        c.expect("(").map_err(bad)?;
-        e.parameter_number = c.int().map_err(bad)?;
-        c.expect(",").map_err(bad)?;
-        e.parameter_shape_index = c.ints().map_err(bad)?;
-        e.kind = 1;
-        if c.eat(",") {
-            e.kind = if c.word() == "must-alias" { 2 } else { 1 };
-        }
-        c.expect(")").map_err(bad)?;
-        a.entries.push(e);
-        if c.eat("}") {
-            return Ok(a);
-        }
-        c.expect(",").map_err(bad)?;
-    }
-}
-
-fn parse_donor(v: &str) -> Result<HloBufferDonorProto, ProtoError> {
-    let mut d = HloBufferDonorProto::default();
-    let mut c = Cursor::new(v);
-    let bad = |e: String| ProtoError::new(format!("buffer_donor: {e}"));
-    c.expect("{").map_err(bad)?;
-    if c.eat("}") {
-        return Ok(d);
-    }
-    loop {
-        let mut e = BufferDonorEntryProto::default();
-        c.expect("(").map_err(bad)?;
-        e.parameter_number = c.int().map_err(bad)?;
-        c.expect(",").map_err(bad)?;
-        e.parameter_shape_index = c.ints().map_err(bad)?;
-        c.expect(")").map_err(bad)?;
-        d.entries.push(e);
-        if c.eat("}") {
-            return Ok(d);
-        }
-        c.expect(",").map_err(bad)?;
-    }
-}
-
-/// `{"name"}`, `{"name" {1,2}}` (the array at that shape index of the
-/// instruction named), or `{}`: none.
-fn parse_original_array(c: &mut Cursor<'_>) -> PResult<Option<OriginalArrayProto>> {
-    c.expect("{")?;
-    if c.eat("}") {
-        return Ok(None);
-    }
-    let mut a = OriginalArrayProto::default();
-    a.instruction_name = c.string()?;
-    if !c.eat("}") {
-        a.shape_index = c.ints()?;
-        c.expect("}")?;
-    }
-    Ok(Some(a))
-}
-
-/// The header's `debug_attributes={...}` as `HloModuleProto` field 24.
-fn parse_debug_attributes(v: &str) -> Result<Vec<DebugAttributeTableEntryProto>, ProtoError> {
-    let table = debug_attributes::parse(v)
-        .map_err(|(_, e)| ProtoError::new(format!("debug_attributes: {e}")))?;
-    Ok(table
-        .into_iter()
-        .map(|e| {
-            DebugAttributeTableEntryProto::new(DebugAttributeTableEntryProtoFields {
-                original_array: Some(OriginalArrayProto::new(OriginalArrayProtoFields {
-                    instruction_name: e.instruction_name,
-                    shape_index: e.shape_index,
-                })),
-                debug_attributes: e
-                    .sets
-                    .into_iter()
-                    .map(|d| {
-                        DebugAttributesProto::new(DebugAttributesProtoFields {
-                            log_mode: d.log_mode.number(),
-                            callback_id: d.callback_id,
-                            op_id: d.op_id,
-                            partitioned: d.partitioned,
-                            operands_sharding: d.operands_sharding,
-                        })
-                    })
-                    .collect(),
-            })
-        })
-        .collect())
-}
-
-/// `origin_recovery_table={ {"old"} : {"new"}, "<module text>" ... }`: per
-/// entry, the original array, the one standing for it, and (optional, a
-/// quoted, escaped module) the module that recovers the first from the
-/// second.
-fn parse_recovery_table(v: &str) -> Result<OriginalValueRecoveryTableProto, ProtoError> {
-    fn array(c: &mut Cursor<'_>) -> PResult<OriginalArrayProto> {
-        parse_original_array(c)?.ok_or_else(|| "expects an original array, not {}".into())
-    }
-    let bad = |e: String| ProtoError::new(format!("origin_recovery_table: {e}"));
+/// The header's `origin_recovery_table`, each recovery module written as
+/// a module of its own.
+fn recovery_table(
+    entries: &[crate::ir::attrs::RecoveryEntry],
+) -> Result<OriginalValueRecoveryTableProto, ProtoError> {
     let mut table = OriginalValueRecoveryTableProto::default();
-    let mut c = Cursor::new(v);
-    c.expect("{").map_err(bad)?;
-    while !c.eat("}") {
-        let mut e = OriginalValueRecoveryTableEntry::default();
-        e.old_original_array = Some(array(&mut c).map_err(bad)?);
-        c.expect(":").map_err(bad)?;
-        e.new_original_array = Some(array(&mut c).map_err(bad)?);
-        if c.eat(",") {
-            let text = c.string().map_err(bad)?;
-            let m = crate::text::parse_module(&text, "origin_recovery_table")
-                .map_err(|e| bad(e.to_string()))?;
-            let module = module_to_proto(&m).map_err(|e| e.context("origin_recovery_table"))?;
-            e.recovery_module = Some(Box::new(module));
+    for e in entries {
+        let mut x = OriginalValueRecoveryTableEntry::default();
+        x.old_original_array = Some(attrs::to_original_array(&e.old));
+        x.new_original_array = Some(attrs::to_original_array(&e.new));
+        if let Some(m) = &e.module {
+            let module = module_to_proto(m).map_err(|e| e.context("origin_recovery_table"))?;
+            x.recovery_module = Some(Box::new(module));
         }
-        table.entries.push(e);
+        table.entries.push(x);
     }
     Ok(table)
 }

@@ -40,10 +40,26 @@ enum Kind {
     Statistics,
     Domain,
     ResultAccuracy,
+    InputOutputAlias,
+    BufferDonor,
+    Shardings,
+    DebugAttributes,
+    RecoveryTable,
 }
 
 fn kind(key: &str, opcode: Option<Opcode>) -> Option<Kind> {
     use Kind::*;
+    if opcode.is_none() {
+        // The module header's own.
+        match key {
+            "input_output_alias" => return Some(InputOutputAlias),
+            "buffer_donor" => return Some(BufferDonor),
+            "spmd_parameters_shardings" => return Some(Shardings),
+            "debug_attributes" => return Some(DebugAttributes),
+            "origin_recovery_table" => return Some(RecoveryTable),
+            _ => {}
+        }
+    }
     Some(match key {
         "index_vector_dim"
         | "channel_id"
@@ -298,7 +314,55 @@ fn read_kind(kind: Kind, c: &mut Cursor<'_>, text: &SharedStr) -> PResult<AttrVa
             c.pos = s.len();
             AttrValue::ResultAccuracy(written(result_accuracy(s)?, text))
         }
+        K::InputOutputAlias => {
+            c.pos = s.len();
+            AttrValue::InputOutputAlias(written(input_output_alias(text)?, text))
+        }
+        K::BufferDonor => {
+            c.pos = s.len();
+            AttrValue::BufferDonor(written(buffer_donor(text)?, text))
+        }
+        K::Shardings => {
+            c.pos = s.len();
+            AttrValue::Shardings(written(shardings(text)?, text))
+        }
+        K::DebugAttributes => {
+            let table = super::debug_attributes::parse(s).map_err(|(at, m)| {
+                c.pos = at;
+                m
+            })?;
+            c.pos = s.len();
+            AttrValue::DebugAttributes(written(table, text))
+        }
+        K::RecoveryTable => AttrValue::RecoveryTable(written(recovery_table(c, text)?, text)),
     })
+}
+
+/// `origin_recovery_table={ {"old"} : {"new"}, "<module text>" ... }`: per
+/// entry, the original array, the one standing for it, and (optional, a
+/// quoted, escaped module) the module that recovers the first from the
+/// second.
+fn recovery_table(c: &mut Cursor<'_>, text: &SharedStr) -> PResult<Vec<RecoveryEntry>> {
+    let array = |c: &mut Cursor<'_>| -> PResult<OriginalArray> {
+        original_array(c, text)?.ok_or_else(|| "expects an original array, not {}".into())
+    };
+    let mut entries = Vec::new();
+    c.expect("{")?;
+    while !c.eat("}") {
+        let old = array(c)?;
+        c.expect(":")?;
+        let new = array(c)?;
+        let module = if c.eat(",") {
+            let module_text = c.string(text)?;
+            let m = super::parse_module(&module_text, "origin_recovery_table")
+                .map_err(|e| e.to_string())?;
+            Some(Box::new(m))
+        } else {
+            None
+        };
+        entries.push(RecoveryEntry { old, new, module });
+    }
+    Ok(entries)
 }
 
 // ---- reading ----------------------------------------------------------

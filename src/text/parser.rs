@@ -1072,21 +1072,19 @@ impl<'a> Parser<'a> {
                 self.expect(b'}', "to end entry_computation_layout")?;
                 AttrValue::ProgramShape(Box::new(ps))
             }
-            "input_output_alias" | "buffer_donor" => {
-                self.skip_ws()?;
-                self.check_aliasing(key, self.pos)?;
-                AttrValue::Raw(self.raw_text()?)
-            }
-            "debug_attributes" => {
+            _ => {
                 self.skip_ws()?;
                 let start = self.pos;
-                let raw = self.raw_value()?;
-                if let Err((offset, m)) = super::debug_attributes::parse(raw) {
-                    return self.err_at(start + offset, m);
+                if matches!(key, "input_output_alias" | "buffer_donor") {
+                    // XLA's own messages for these.
+                    self.check_aliasing(key, start)?;
                 }
-                AttrValue::Raw(self.shared(raw))
+                let raw = self.raw_value()?;
+                match self.typed_value(key, None, raw, start)? {
+                    Some(v) => v,
+                    None => AttrValue::Raw(self.shared(raw)),
+                }
             }
-            _ => AttrValue::Raw(self.raw_text()?),
         };
         if self.st.module.header.iter().any(|a| a.key == key) {
             return self.err_at(key_pos, format!("duplicate module attribute: {key}"));

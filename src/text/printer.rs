@@ -245,9 +245,7 @@ impl Printer<'_, '_> {
     }
 
     fn module_is_scheduled(&self) -> bool {
-        self.module.header.iter().any(|a| {
-            a.key == "is_scheduled" && matches!(&a.value, AttrValue::Raw(v) if &**v == "true")
-        })
+        self.module.is_scheduled()
     }
 
     fn instruction(&mut self, comp: &Computation, instr: &Instruction, is_root: bool) {
