@@ -17,6 +17,7 @@ pub mod module;
 pub mod opcode;
 pub mod shape;
 pub mod shared_str;
+pub mod signature;
 pub mod types;
 pub mod verify;
 

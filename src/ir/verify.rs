@@ -420,10 +420,10 @@ fn check_layouts(shape: &Shape) -> Result<(), String> {
 }
 
 /// Operand counts and required attributes, as XLA's parser checks them
-/// (`crate::text::checks`), so that a module read from a proto is held to
+/// (`super::signature`), so that a module read from a proto is held to
 /// what its text would be.
 fn check_operands_and_attrs(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> {
-    use crate::text::checks;
+    use super::signature as checks;
     let comp = module.comp(cid);
     let instr = comp.instr(id);
     let op = instr.opcode;

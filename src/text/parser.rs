@@ -13,7 +13,6 @@
 //! module repeats a few hundred `metadata` texts a million times). So a
 //! module read from a file never has its text whole in memory.
 
-use super::checks;
 use super::error::{ParseError, ReadError};
 use super::input::{window_end, Cut, ReaderSource, Source, TextEnd, TextSource};
 use super::number::c_unescape;
@@ -22,6 +21,7 @@ use crate::ir::instruction::{ApiVersion, Attr, AttrValue, ComparisonDirection, C
 use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
 use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOUNDED_DIM};
+use crate::ir::signature;
 use crate::ir::{
     CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType,
 };
@@ -1665,12 +1665,12 @@ impl<'a> Parser<'a> {
                 self.pos = save;
                 break;
             }
-            if !checks::attr_allowed(opcode, async_wrapped, pred_branch, key) {
+            if !signature::attr_allowed(opcode, async_wrapped, pred_branch, key) {
                 return self.err_at(
                     key_start,
                     format!(
                         "unexpected attribute \"{key}\". Allowed attributes: {}",
-                        checks::allowed_attr_list(opcode, async_wrapped, pred_branch)
+                        signature::allowed_attr_list(opcode, async_wrapped, pred_branch)
                     ),
                 );
             }
@@ -2121,7 +2121,7 @@ impl<'a> Parser<'a> {
             }
             _ => {}
         }
-        if let Some(want) = checks::fixed_operand_count(op) {
+        if let Some(want) = signature::fixed_operand_count(op) {
             if n != want {
                 return self.err_at(
                     pos,
@@ -2129,7 +2129,7 @@ impl<'a> Parser<'a> {
                 );
             }
         }
-        if let Err(m) = checks::check_variadic_operands(op, n) {
+        if let Err(m) = signature::check_variadic_operands(op, n) {
             return self.err_at(pos, m);
         }
         match op {
@@ -2253,7 +2253,7 @@ impl<'a> Parser<'a> {
         pred_branch: bool,
     ) -> PResult<()> {
         let op = instr.opcode;
-        for key in checks::required_attrs(op, instr.async_wrapped, pred_branch) {
+        for key in signature::required_attrs(op, instr.async_wrapped, pred_branch) {
             if instr.attr(key).is_none() {
                 return self.err_at(pos, format!("attribute {key} is expected but not seen"));
             }

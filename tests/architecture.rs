@@ -1,0 +1,81 @@
+//! The dependency rules of the source tree (docs/architecture.md): data
+//! flows bytes -> front -> IR -> passes -> IR -> back, so the IR depends
+//! on nothing but utilities, the two fronts do not know each other, and
+//! the passes know neither front nor the interpreter. Unit tests inside a
+//! module (after its `#[cfg(test)]`) may use anything.
+
+use std::path::Path;
+
+/// The `crate::<module>` paths a source file names outside its tests.
+fn crate_uses(path: &Path) -> Vec<(usize, String)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("#[cfg(test)]") {
+            break;
+        }
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("crate::") {
+            let name: String = rest[at + 7..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            out.push((n + 1, name));
+            rest = &rest[at + 7..];
+        }
+    }
+    out
+}
+
+fn files(dir: &str) -> Vec<std::path::PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
+    let mut v: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "no sources in {}", root.display());
+    v
+}
+
+/// Every `crate::x` a file of `dir` names is one of `allowed` (its own
+/// module always is).
+fn check(dir: &str, allowed: &[&str]) {
+    let mut bad = Vec::new();
+    for f in files(dir) {
+        for (line, name) in crate_uses(&f) {
+            if name != dir && !allowed.contains(&name.as_str()) {
+                bad.push(format!("{}:{line}: crate::{name}", f.display()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "src/{dir} may use only {allowed:?}:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_ir_depends_only_on_utilities() {
+    check("ir", &["util"]);
+}
+
+#[test]
+fn the_text_front_does_not_know_the_proto_front() {
+    check("text", &["ir", "util"]);
+}
+
+#[test]
+fn the_proto_front_does_not_know_the_text_front() {
+    check("proto", &["ir", "util"]);
+}
+
+#[test]
+fn the_passes_know_only_the_ir() {
+    check("passes", &["ir", "util"]);
+}
