@@ -994,6 +994,7 @@ fn index_from_proto(index: &StackFrameIndexProto) -> StackFrameIndex {
 enum PVal {
     Raw(Range<usize>),
     Value(AttrValue),
+    Metadata(Box<DeferredMetadata>),
     Int(i64),
     Ints(Box<[i64]>),
     Comp(CompId),
@@ -1003,6 +1004,16 @@ enum PVal {
     Direction(ComparisonDirection),
     CompareType(ComparisonType),
     ApiVersion(ApiVersion),
+}
+
+/// An `OpMetadata` whose strings are ranges of the computation's buffer.
+struct DeferredMetadata {
+    /// op_type, op_name, source_file, deduplicated_name, scheduling_name.
+    strings: [Range<usize>; 5],
+    /// source_line, source_end_line, source_column, source_end_column.
+    lines: [i32; 4],
+    profile_type: Vec<i32>,
+    stack_frame_id: i32,
 }
 
 /// An instruction waiting for its computation's text buffer.
@@ -1290,6 +1301,25 @@ impl Reader<'_> {
                 let value = match v {
                     PVal::Raw(r) => AttrValue::Raw(s(&r)),
                     PVal::Value(v) => v,
+                    PVal::Metadata(m) => {
+                        let [op_type, op_name, source_file, deduplicated_name, scheduling_name] =
+                            m.strings.each_ref().map(s);
+                        let [source_line, source_end_line, source_column, source_end_column] =
+                            m.lines;
+                        AttrValue::Metadata(typed(crate::ir::attrs::OpMetadata {
+                            op_type,
+                            op_name,
+                            source_file,
+                            source_line,
+                            source_end_line,
+                            source_column,
+                            source_end_column,
+                            profile_type: m.profile_type,
+                            deduplicated_name,
+                            scheduling_name,
+                            stack_frame_id: m.stack_frame_id,
+                        }))
+                    }
                     PVal::Int(x) => AttrValue::Int(x),
                     PVal::Ints(x) => AttrValue::Ints(x),
                     PVal::Comp(c) => AttrValue::Comp(c),
@@ -1827,7 +1857,9 @@ impl Reader<'_> {
                 0
             };
             if m.has_text() {
-                a.val("metadata", AttrValue::Metadata(typed(m.to_metadata(sf))));
+                let deferred = m.deferred(sf, a.text);
+                a.list
+                    .push(("metadata", PVal::Metadata(Box::new(deferred))));
             }
         }
         // A payload, where present, is the config (as XLA's loader has it).
@@ -2146,18 +2178,26 @@ impl<'a> MetaView<'a> {
         Some(v)
     }
 
-    fn to_metadata(&self, stack_frame_id: i64) -> crate::ir::attrs::OpMetadata {
-        crate::ir::attrs::OpMetadata {
-            op_type: self.op_type.into(),
-            op_name: self.op_name.into(),
-            source_file: self.source_file.into(),
-            source_line: self.source_line,
-            source_end_line: self.source_end_line,
-            source_column: self.source_column,
-            source_end_column: self.source_end_column,
+    /// Its strings written into the computation's buffer, to become
+    /// slices of it (one allocation per computation, not five per
+    /// instruction).
+    fn deferred(&self, stack_frame_id: i64, text: &mut String) -> DeferredMetadata {
+        let mut put = |v: &str| push_range(text, |t| t.push_str(v));
+        DeferredMetadata {
+            strings: [
+                put(self.op_type),
+                put(self.op_name),
+                put(self.source_file),
+                put(self.deduplicated_name),
+                put(self.scheduling_name),
+            ],
+            lines: [
+                self.source_line,
+                self.source_end_line,
+                self.source_column,
+                self.source_end_column,
+            ],
             profile_type: self.profile_type.to_vec(),
-            deduplicated_name: self.deduplicated_name.into(),
-            scheduling_name: self.scheduling_name.into(),
             stack_frame_id: stack_frame_id as i32,
         }
     }
