@@ -87,7 +87,24 @@ pub fn is_collective(op: Opcode) -> bool {
             | Opcode::AllToAll
             | Opcode::CollectivePermute
             | Opcode::CollectivePermuteStart
+            | Opcode::CollectiveBroadcast
     )
+}
+
+/// `all-reduce-done` (the result itself) and `all-gather-done` /
+/// `collective-permute-done` (the results of the -start's (operands,
+/// results, ...) tuple).
+pub fn done(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    super::expect_operands(instr, ops, 1)?;
+    if instr.opcode == Opcode::AllReduceDone {
+        return Ok(ops[0].clone());
+    }
+    ops[0].tuple_elements()?.get(1).cloned().ok_or_else(|| {
+        err(format!(
+            "{} of a tuple without results",
+            instr.opcode.name()
+        ))
+    })
 }
 
 fn raw_attr<'a>(instr: &'a Instruction, key: &str) -> Option<&'a str> {
@@ -835,6 +852,11 @@ fn group_results(it: &Interpreter, instr: &Instruction, ops: &[&[&Value]]) -> Re
                     Ok(Value::array(shape_ops::concatenate(&parts, d)?))
                 })
                 .collect()
+        }
+        Opcode::CollectiveBroadcast => {
+            // The group's first device sends its operands to every member.
+            let root: Vec<Value> = ops[0].iter().map(|v| (*v).clone()).collect();
+            Ok(vec![pack(root, &instr.shape); n])
         }
         Opcode::AllToAll => {
             // Tuple form: operand j of every member goes to member j.
