@@ -170,7 +170,11 @@ pub fn storage(ty: PrimitiveType) -> Result<Storage> {
         t if t.is_unsigned_int() => Storage::U,
         t => match t.minifloat() {
             Some(m) => Storage::Mini(m),
-            None => return Err(err(format!("element type {t} is not supported"))),
+            None => {
+                return Err(super::unsupported(format!(
+                    "element type {t} is not supported"
+                )))
+            }
         },
     })
 }
@@ -285,7 +289,7 @@ pub fn element_count(dims: &[usize]) -> Result<usize> {
         .try_fold(1usize, |n, &d| n.checked_mul(d))
         .filter(|&n| n <= MAX_ELEMENTS)
         .ok_or_else(|| {
-            err(format!(
+            super::limit(format!(
                 "an array of [{}] exceeds the interpreter's limit of {MAX_ELEMENTS} elements",
                 dims_text(dims)
             ))
@@ -418,7 +422,7 @@ impl Value {
     /// Converts a literal (a constant, or an input) to a value.
     pub fn from_literal(lit: &Literal) -> Result<Value> {
         match (&lit.shape, &lit.data) {
-            (_, LiteralData::Elided) => Err(err(
+            (_, LiteralData::Elided) => Err(super::unsupported(
                 "the constant was printed elided ({...}); its value is unknown",
             )),
             (Shape::Tuple(_), LiteralData::Tuple(elems)) => Ok(Value::Tuple(
@@ -520,7 +524,9 @@ pub fn shape_dims(shape: &Shape) -> Result<Vec<usize>> {
         .as_array()
         .ok_or_else(|| err(format!("expected an array shape, got {shape}")))?;
     if a.dynamic.iter().any(|&d| d) {
-        return Err(err(format!("dynamic shape {shape} is not supported")));
+        return Err(super::unsupported(format!(
+            "dynamic shape {shape} is not supported"
+        )));
     }
     a.dims
         .iter()

@@ -422,7 +422,7 @@ fn parse_mesh_groups(s: &str) -> Result<Vec<Vec<usize>>> {
     let mut grouped = Vec::new();
     for item in split_top(inner) {
         if item.contains(':') {
-            return Err(err(format!(
+            return Err(super::unsupported(format!(
                 "unsupported op: mesh sub-axes ({item} in replica_groups={s}) are not implemented"
             )));
         }
@@ -539,7 +539,7 @@ fn device_groups(instr: &Instruction, topo: &Topology) -> Result<Vec<Vec<usize>>
             ));
         }
         if !topo.known {
-            return Err(err(format!(
+            return Err(super::unsupported(format!(
                 "unsupported op: {} over replica_groups={{}} means every device, and the module names no device count (no replica_count/num_partitions in its header, no device ids)",
                 instr.opcode.name()
             )));
@@ -679,7 +679,7 @@ fn needs_others(it: &Interpreter, instr: &Instruction, topo: &Topology) -> EvalE
             topo.devices()
         )
     };
-    err(format!(
+    super::unsupported(format!(
         "unsupported op: {} over {key}={text} needs other devices' data{why}",
         instr.opcode.name()
     ))
@@ -971,7 +971,7 @@ fn permute_result(
 ) -> Result<Value> {
     // The in-place form (operand, output, start indices, slice_sizes=).
     if instr.attr("slice_sizes").is_some() || own.iter().any(|v| matches!(v, Value::Tuple(_))) {
-        return Err(err(
+        return Err(super::unsupported(
             "unsupported op: in-place collective-permute (slice_sizes=) is not implemented",
         ));
     }

@@ -197,14 +197,77 @@ pub fn pow(p: Complex64, q: Complex64) -> Complex64 {
     Complex64::new(mag * angle.cos(), mag * angle.sin())
 }
 
+/// The principal square root, as XLA:CPU computes it: with
+/// `t = sqrt((|re| + |x|) / 2)`, `(t, im / 2t)` for `re >= 0`, else
+/// `(|im| / 2t, +-t)` signed by `im < 0` (so -1 - 0i gives +i, where C99's
+/// csqrt gives -i); an infinite imaginary part gives (inf, im), any other
+/// NaN part (NaN, NaN).
+pub fn sqrt(x: Complex64) -> Complex64 {
+    let (a, b) = (x.re, x.im);
+    if b.is_infinite() {
+        return Complex64::new(f64::INFINITY, b);
+    }
+    if a.is_nan() || b.is_nan() {
+        return Complex64::new(f64::NAN, f64::NAN);
+    }
+    if a == 0.0 && b == 0.0 {
+        return Complex64::new(0.0, b);
+    }
+    let t = (a.abs() / 2.0 + a.hypot(b) / 2.0).sqrt();
+    if a >= 0.0 {
+        Complex64::new(t, b / (2.0 * t))
+    } else {
+        Complex64::new(b.abs() / (2.0 * t), if b < 0.0 { -t } else { t })
+    }
+}
+
+/// tanh with XLA's limits: a zero imaginary part stays (tanh(NaN + 0i) is
+/// NaN + 0i); an infinite real part gives (+-1, +-0); a non-finite
+/// imaginary part with a finite real one gives (NaN, NaN); a real part so
+/// large that tanh is 1 in f64 gives (+-1, 2 sin 2im / e^(2|re|)).
+pub fn tanh(x: Complex64) -> Complex64 {
+    let (a, b) = (x.re, x.im);
+    if b == 0.0 {
+        return Complex64::new(a.tanh(), b);
+    }
+    let s2b = (2.0 * b).sin();
+    if a.is_infinite() {
+        let im = if s2b.is_nan() {
+            0.0
+        } else {
+            0.0f64.copysign(s2b)
+        };
+        return Complex64::new(1.0f64.copysign(a), im);
+    }
+    if !b.is_finite() {
+        return Complex64::new(f64::NAN, f64::NAN);
+    }
+    if a.abs() > 20.0 {
+        return Complex64::new(1.0f64.copysign(a), 2.0 * s2b * (-2.0 * a.abs()).exp());
+    }
+    x.tanh()
+}
+
 fn unary_c(op: UnOp, x: Complex64) -> Result<Complex64> {
     let one = Complex64::new(1.0, 0.0);
     Ok(match op {
         UnOp::Neg => -x,
-        UnOp::Exp => x.exp(),
+        UnOp::Exp => {
+            // e^re (cos im + i sin im); a zero imaginary part stays (so
+            // exp(inf + 0i) is inf + 0i, not inf * 0 = NaN).
+            let e = x.re.exp();
+            if x.im == 0.0 {
+                Complex64::new(e, x.im)
+            } else {
+                Complex64::new(e * x.im.cos(), e * x.im.sin())
+            }
+        }
         UnOp::Expm1 => {
             // exp(x) - 1 without cancellation near 0: expm1(re) and
             // sin of half the angle.
+            if x.im == 0.0 {
+                return Ok(Complex64::new(x.re.exp_m1(), x.im));
+            }
             let e = x.re.exp_m1();
             let h = (x.im / 2.0).sin();
             Complex64::new(e * x.im.cos() - 2.0 * h * h, (e + 1.0) * x.im.sin())
@@ -218,12 +281,23 @@ fn unary_c(op: UnOp, x: Complex64) -> Result<Complex64> {
                 (one + x).ln()
             }
         }
-        UnOp::Sqrt => x.sqrt(),
-        UnOp::Rsqrt => div(one, x.sqrt()),
+        UnOp::Sqrt => sqrt(x),
+        UnOp::Rsqrt => {
+            // Polar, as XLA:CPU: |x|^-1/2 at angle -arg(x)/2 (so the branch
+            // cut follows atan2: rsqrt(-1 - 0i) is +i); the non-finite and
+            // zero cases as 1 / sqrt(x).
+            if x.re.is_finite() && x.im.is_finite() && (x.re != 0.0 || x.im != 0.0) {
+                let r = x.re.hypot(x.im).sqrt().recip();
+                let t = -x.im.atan2(x.re) / 2.0;
+                Complex64::new(r * t.cos(), r * t.sin())
+            } else {
+                div(one, sqrt(x))
+            }
+        }
         UnOp::Sin => x.sin(),
         UnOp::Cos => x.cos(),
         UnOp::Tan => x.tan(),
-        UnOp::Tanh => x.tanh(),
+        UnOp::Tanh => tanh(x),
         UnOp::Logistic => div(one, one + (-x).exp()),
         UnOp::Sign => {
             let n = x.re.hypot(x.im);

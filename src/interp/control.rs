@@ -114,7 +114,7 @@ fn while_loop(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<V
         }
         n += 1;
         if n > it.options.max_while_iterations {
-            return Err(err(format!(
+            return Err(super::limit(format!(
                 "while loop ran more than {} iterations",
                 it.options.max_while_iterations
             )));

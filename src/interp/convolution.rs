@@ -417,7 +417,9 @@ pub fn convolution(lhs: &Array, rhs: &Array, spec: &ConvSpec) -> Result<Array> {
         rt = reverse(&rt, &reversed)?;
     }
     if lhs.ty.is_complex() || rhs.ty.is_complex() || spec.out_ty.is_complex() {
-        return Err(err("convolution of complex arrays is not supported"));
+        return Err(super::unsupported(
+            "convolution of complex arrays is not supported",
+        ));
     }
     let data = match (&lt.data, &rt.data) {
         (Data::F32(x), Data::F32(y)) if spec.out_ty != PrimitiveType::F64 => {

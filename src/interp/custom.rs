@@ -406,7 +406,7 @@ fn activation(target: &str, instr: &Instruction, ops: &[&Value]) -> Result<Value
         }
         _ if ACTIVATIONS.contains(&target) => (target, None),
         _ => {
-            return Err(err(format!(
+            return Err(super::unsupported(format!(
                 "unknown custom-call target {target:?}: the interpreter does not implement it"
             )))
         }

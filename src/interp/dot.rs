@@ -67,7 +67,7 @@ pub fn ragged_dot(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
     };
     let r = dim_index(r, lhs.rank(), "lhs_ragged_dims")?;
     if sizes.rank() != 1 {
-        return Err(err(format!(
+        return Err(super::unsupported(format!(
             "ragged-dot: group_sizes {} is not a vector (batched group sizes are not supported)",
             sizes.shape_text()
         )));

@@ -55,9 +55,26 @@ use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
 
+/// Why an evaluation failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The module or its inputs are wrong (shapes that do not fit, a bad
+    /// attribute, ...), or the interpreter has a bug.
+    Invalid,
+    /// The interpreter does not evaluate this (an op or form it lacks, an
+    /// unknown custom-call target, an elided constant, a dynamic shape, a
+    /// collective that needs other devices): a fact about the interpreter,
+    /// not about the module.
+    Unsupported,
+    /// A size limit: an array past [`array::MAX_ELEMENTS`], a `while` past
+    /// its iteration limit.
+    Limit,
+}
+
 /// An evaluation failure: what went wrong, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvalError {
+    pub kind: ErrorKind,
     pub message: String,
     pub computation: Option<String>,
     pub instruction: Option<String>,
@@ -76,10 +93,27 @@ impl From<std::io::Error> for EvalError {
 /// An error with no location yet; the evaluator adds the instruction.
 pub fn err(message: impl Into<String>) -> EvalError {
     EvalError {
+        kind: ErrorKind::Invalid,
         message: message.into(),
         computation: None,
         instruction: None,
         callers: Vec::new(),
+    }
+}
+
+/// Something the interpreter does not evaluate ([`ErrorKind::Unsupported`]).
+pub fn unsupported(message: impl Into<String>) -> EvalError {
+    EvalError {
+        kind: ErrorKind::Unsupported,
+        ..err(message)
+    }
+}
+
+/// A size limit was hit ([`ErrorKind::Limit`]).
+pub fn limit(message: impl Into<String>) -> EvalError {
+    EvalError {
+        kind: ErrorKind::Limit,
+        ..err(message)
     }
 }
 
@@ -483,7 +517,7 @@ impl<'m> Interpreter<'m> {
             O::BatchNormTraining => batchnorm::training(instr, ops),
             O::BatchNormInference => batchnorm::inference(instr, ops),
             O::BatchNormGrad => batchnorm::grad(instr, ops),
-            _ => Err(err(format!(
+            _ => Err(unsupported(format!(
                 "unsupported op: the interpreter does not implement {}",
                 op.name()
             ))),

@@ -171,7 +171,7 @@ pub fn rng_op(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
                 .collect();
             from_f64_vec(ty, &v)?
         }
-        _ => return Err(err(format!("rng of {ty} is not supported"))),
+        _ => return Err(super::unsupported(format!("rng of {ty} is not supported"))),
     };
     Array::new(ty, dims, data)
 }

@@ -153,7 +153,7 @@ fn dimension_size(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
     }
     let size = scalar_indices(&ops[1..])?[0];
     if size != a.dims[d] as i64 || bound_dims(&instr.shape)? != a.dims {
-        return Err(err(format!(
+        return Err(super::unsupported(format!(
             "unsupported: set-dimension-size to {size} of dimension {d} of {} makes it dynamic; the interpreter runs static shapes only",
             a.shape_text()
         )));
@@ -169,7 +169,7 @@ fn dynamic_reshape(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
     let sizes = scalar_indices(ops.get(1..).unwrap_or(&[]))?;
     let want: Vec<i64> = out.iter().map(|&d| d as i64).collect();
     if sizes != want {
-        return Err(err(format!(
+        return Err(super::unsupported(format!(
             "unsupported: dynamic-reshape of {} to sizes {sizes:?}, the result's bounds are {want:?}; the interpreter runs static shapes only",
             a.shape_text()
         )));
