@@ -169,7 +169,7 @@ pub fn compare_with_floor(got: &Array, want: &Array, tol: f64, floor: f64) -> Di
             if maxw > 0.0 {
                 d.max_rel = d.max_rel.max(e / maxw);
             }
-            e <= d.tolerance * (b.abs() + maxw) + floor
+            e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + floor
         };
         if !ok {
             d.bad += 1;
@@ -207,7 +207,7 @@ fn compare_complex(got: &Array, want: &Array, mut d: Diff) -> Diff {
             if maxw > 0.0 {
                 d.max_rel = d.max_rel.max(e / maxw);
             }
-            e <= d.tolerance * (b.abs() + maxw) + d.noise_floor
+            e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + d.noise_floor
         };
         if !ok && last_bad != Some(i / 2) {
             last_bad = Some(i / 2);
