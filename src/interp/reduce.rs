@@ -356,27 +356,26 @@ pub fn map(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Valu
     )?))
 }
 
-pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
-    if ops.len() < 3 || ops.len() % 2 != 1 {
-        return Err(err(format!("scatter with {} operands", ops.len())));
-    }
-    let n = (ops.len() - 1) / 2;
-    let operands: Vec<&Arc<Array>> = ops[..n]
-        .iter()
-        .map(|v| v.as_array())
-        .collect::<Result<_>>()?;
-    let indices = ops[n].as_array()?;
-    let updates: Vec<&Arc<Array>> = ops[n + 1..]
-        .iter()
-        .map(|v| v.as_array())
-        .collect::<Result<_>>()?;
-    let a0 = operands[0];
-    let u0 = updates[0];
-    for (a, u) in operands.iter().zip(&updates) {
-        if a.dims != a0.dims || u.dims != u0.dims || a.ty != u.ty {
-            return Err(err("scatter operands or updates do not fit together"));
-        }
-    }
+/// The geometry of a scatter, checked against its operands.
+struct ScatterGeom {
+    uwd: Vec<usize>,
+    sdod: Vec<usize>,
+    ibd: Vec<usize>,
+    ivd: usize,
+    nidx: usize,
+    window_dims: Vec<usize>,
+    wsize: Vec<usize>,
+    scatter_dims: Vec<usize>,
+    batch_rank: usize,
+    sib: Vec<usize>,
+}
+
+fn scatter_geom(
+    instr: &Instruction,
+    a0: &Array,
+    u0: &Array,
+    indices: &Array,
+) -> Result<ScatterGeom> {
     let us = |k: &str| -> Result<Vec<usize>> {
         attrs::int_list(instr, k)?
             .iter()
@@ -437,6 +436,54 @@ pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<
             }
         })
         .collect::<Result<_>>()?;
+    Ok(ScatterGeom {
+        uwd,
+        sdod,
+        ibd,
+        ivd,
+        nidx,
+        window_dims,
+        wsize,
+        scatter_dims,
+        batch_rank,
+        sib,
+    })
+}
+
+pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    if ops.len() < 3 || ops.len() % 2 != 1 {
+        return Err(err(format!("scatter with {} operands", ops.len())));
+    }
+    let n = (ops.len() - 1) / 2;
+    let operands: Vec<&Arc<Array>> = ops[..n]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let indices = ops[n].as_array()?;
+    let updates: Vec<&Arc<Array>> = ops[n + 1..]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let a0 = operands[0];
+    let u0 = updates[0];
+    for (a, u) in operands.iter().zip(&updates) {
+        if a.dims != a0.dims || u.dims != u0.dims || a.ty != u.ty {
+            return Err(err("scatter operands or updates do not fit together"));
+        }
+    }
+    let ScatterGeom {
+        uwd,
+        sdod,
+        ibd,
+        ivd,
+        nidx,
+        window_dims,
+        wsize,
+        scatter_dims,
+        batch_rank,
+        sib,
+    } = scatter_geom(instr, a0, u0, indices)?;
+    let rank = a0.rank();
     let comp = to_apply(instr)?;
     let comb = it.combiner(comp);
     let mut outs: Vec<Data> = operands.iter().map(|a| a.data.clone()).collect();
