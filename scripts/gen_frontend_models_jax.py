@@ -383,6 +383,110 @@ for _dt in ("f32", "bf16"):
          uses=("jax", "jaxlib", "flax"), expect=(r" while\(",))(_scan_case(_dt))
 
 
+# ---------------------------------------------------------------- flax CNN / ViT
+
+IMG, IMG_C, CLASSES, LR = 8, 3, 10, 0.1
+
+
+def _images_labels():
+    import jax
+    import jax.numpy as jnp
+    k1, k2 = _keys(2)
+    x = jax.random.normal(k1, (BATCH, IMG, IMG, IMG_C), jnp.float32)
+    y = jax.random.randint(k2, (BATCH,), 0, CLASSES, jnp.int32)
+    return x, y
+
+
+def _train_step(model, x, y):
+    """loss = softmax cross-entropy (log_softmax + one_hot, no optax);
+    one SGD step; outputs the loss and the updated params."""
+    import jax
+
+    def step(params, x, y):
+        def loss(params):
+            logits = model.apply({"params": params}, x)
+            onehot = jax.nn.one_hot(y, CLASSES, dtype=logits.dtype)
+            return -(jax.nn.log_softmax(logits) * onehot).sum(-1).mean()
+        l, g = jax.value_and_grad(loss)(params)
+        return l, jax.tree.map(lambda p, d: p - LR * d, params, g)
+    params = model.init(_keys(3)[2], x)["params"]
+    return step, (params, x, y)
+
+
+CE_NOTE = ("The loss is one log_softmax (cross-entropy with one_hot labels), "
+           "which must not be raised, and its gradient.")
+
+
+@case("flax_cnn_train_f32",
+      f"flax.linen CNN: Conv(8, 3x3, SAME) + relu, Conv(16, 3x3, stride 2) + relu, "
+      f"flatten, Dense({CLASSES}); images [{BATCH}, {IMG}, {IMG}, {IMG_C}] NHWC f32, "
+      "int32 labels; train step: value_and_grad wrt params of the softmax "
+      f"cross-entropy, one SGD step (lr {LR}); outputs loss and the updated params",
+      softmax_fwd=0, softmax_bwd=0, log_softmax=1,
+      notes="No softmax. " + CE_NOTE + " The forward has two convolutions; the "
+            "backward adds three (both kernel gradients and the second layer's input "
+            "gradient; the images get none).",
+      uses=("jax", "jaxlib", "flax"), expect=(r" convolution\(",))
+def _cnn_train():
+    import flax.linen as nn
+
+    class CNN(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            x = nn.relu(nn.Conv(8, (3, 3))(x))
+            x = nn.relu(nn.Conv(16, (3, 3), strides=(2, 2))(x))
+            x = x.reshape(x.shape[0], -1)
+            return nn.Dense(CLASSES)(x)
+    x, y = _images_labels()
+    return _train_step(CNN(), x, y)
+
+
+VIT_PATCH = 4
+
+
+@case("flax_vit_train_f32",
+      f"small flax.linen ViT: {VIT_PATCH}x{VIT_PATCH} patch embedding (a "
+      f"stride-{VIT_PATCH} Conv to hidden {HIDDEN}), a class token, learned position "
+      f"embeddings, {HF_LAYERS} pre-LN blocks of nn.MultiHeadDotProductAttention "
+      f"({HEADS} heads) + GELU MLP {FFN}, LayerNorm and Dense({CLASSES}) on the class "
+      f"token; images [{BATCH}, {IMG}, {IMG}, {IMG_C}] f32; train step: softmax "
+      f"cross-entropy, value_and_grad wrt params, one SGD step (lr {LR}); outputs "
+      "loss and the updated params",
+      softmax_fwd=HF_LAYERS, softmax_bwd=HF_LAYERS, log_softmax=1,
+      notes="One softmax per layer: flax.linen.dot_product_attention_weights, "
+            "jax.nn.softmax of q.k / sqrt(d) over the key axis (no mask), in f32; "
+            "its gradient once per layer. " + CE_NOTE + " " + SOFTMAX_NOTE,
+      uses=("jax", "jaxlib", "flax"), expect=(r" convolution\(",))
+def _vit_train():
+    import jax.numpy as jnp
+    import flax.linen as nn
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            h = nn.LayerNorm()(x)
+            x = x + nn.MultiHeadDotProductAttention(num_heads=HEADS)(h, h)
+            h = nn.LayerNorm()(x)
+            return x + nn.Dense(HIDDEN)(nn.gelu(nn.Dense(FFN)(h)))
+
+    class ViT(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            x = nn.Conv(HIDDEN, (VIT_PATCH, VIT_PATCH), strides=(VIT_PATCH, VIT_PATCH),
+                        padding="VALID")(x)
+            b = x.shape[0]
+            x = x.reshape(b, -1, HIDDEN)
+            cls = self.param("cls", nn.initializers.zeros, (1, 1, HIDDEN))
+            x = jnp.concatenate([jnp.broadcast_to(cls, (b, 1, HIDDEN)), x], axis=1)
+            pos = self.param("pos", nn.initializers.normal(0.02), (1, x.shape[1], HIDDEN))
+            x = x + pos
+            for _ in range(HF_LAYERS):
+                x = Block()(x)
+            return nn.Dense(CLASSES)(nn.LayerNorm()(x[:, 0]))
+    x, y = _images_labels()
+    return _train_step(ViT(), x, y)
+
+
 # ---------------------------------------------------------------- driver
 
 def list_cases():

@@ -426,6 +426,62 @@ _pool_grad_case("maxpool1d_grad_gaps_nan_f32",
                 (2, 11), (1, 2), (1, 3), ((0, 0), (0, 0)), _nan_and_inf)
 
 
+@case("select_and_scatter_window_pad_hlo", "select-and-scatter",
+      "hand-written HLO (JAX never puts padding in the select-and-scatter window: it pads "
+      "with -inf first and slices after): select-and-scatter on f32 [2,5,5] with window "
+      "size=1x3x3 stride=1x2x2 pad=0_0x1_1x1_1, select GE (max) / LE (min), scatter add, "
+      "init 0 and 1.5; one with window size=1x2x2 stride 1 (overlapping) and select GT "
+      "(the last of tied maxima wins instead of the first); inputs in {0,1,2} (ties), "
+      "negative values so that the padding would win if it were selectable")
+def _sas_hlo():
+    import numpy as np
+    rng = rng_for("select_and_scatter_window_pad_hlo")
+    x = rng.integers(0, 3, (2, 5, 5)).astype(np.float32)
+    x[1] -= 3.0  # all negative: padded positions must never be selected
+    g = normal(rng, (2, 3, 3))
+    g2 = normal(rng, (2, 4, 4))
+    text = """HloModule select_and_scatter_window_pad_hlo, entry_computation_layout={(f32[2,5,5]{2,1,0}, f32[2,3,3]{2,1,0}, f32[2,4,4]{2,1,0})->(f32[2,5,5]{2,1,0}, f32[2,5,5]{2,1,0}, f32[2,5,5]{2,1,0}, f32[2,5,5]{2,1,0})}
+
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=GE
+}
+
+le {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=LE
+}
+
+gt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=GT
+}
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+
+ENTRY main {
+  x = f32[2,5,5]{2,1,0} parameter(0)
+  g = f32[2,3,3]{2,1,0} parameter(1)
+  g2 = f32[2,4,4]{2,1,0} parameter(2)
+  zero = f32[] constant(0)
+  init = f32[] constant(1.5)
+  max = f32[2,5,5]{2,1,0} select-and-scatter(x, g, zero), window={size=1x3x3 stride=1x2x2 pad=0_0x1_1x1_1}, select=ge, scatter=add
+  min = f32[2,5,5]{2,1,0} select-and-scatter(x, g, zero), window={size=1x3x3 stride=1x2x2 pad=0_0x1_1x1_1}, select=le, scatter=add
+  maxi = f32[2,5,5]{2,1,0} select-and-scatter(x, g, init), window={size=1x3x3 stride=1x2x2 pad=0_0x1_1x1_1}, select=ge, scatter=add
+  last = f32[2,5,5]{2,1,0} select-and-scatter(x, g2, zero), window={size=1x2x2}, select=gt, scatter=add
+  ROOT t = (f32[2,5,5]{2,1,0}, f32[2,5,5]{2,1,0}, f32[2,5,5]{2,1,0}, f32[2,5,5]{2,1,0}) tuple(max, min, maxi, last)
+}
+"""
+    return Hlo(text, [x, g, g2])
+
+
 # -- 3. reduce-precision
 
 def _rp_special_f32():
@@ -903,8 +959,13 @@ def _rbg_lax():
     return Jax(f, [key], x64=True)
 
 
+RANDOM_NOTE = ("The typed key parameter arrives as its key data and passes through a "
+               "`custom-call(k), custom_call_target=\"Sharding\", sharding={replicated}` "
+               "(an identity) first.")
+
+
 def _random_case(name, impl, desc, notes=""):
-    @case(name, "random", desc, notes=notes)
+    @case(name, "random", desc, notes=(notes + " " + RANDOM_NOTE).strip())
     def build():
         import jax
         import jax.numpy as jnp
@@ -921,15 +982,15 @@ def _random_case(name, impl, desc, notes=""):
 _random_case("jax_random_threefry", "threefry2x32",
              "jax.random with the default key impl (threefry2x32, key data u32[2]): split, "
              "uniform f32, normal f32, bits u32, randint s32; threefry is plain u32 "
-             "arithmetic, shifts and a while loop-free unrolled hash")
+             "arithmetic and shifts, in while loops (rounds of the hash)")
 _random_case("jax_random_rbg", "rbg",
              "jax.random with impl='rbg' (key data u32[4]): split, uniform, normal, bits, "
              "randint, via rng-bit-generator algorithm=rng_default",
-             notes="rng_default is XLA:CPU's choice of algorithm; the key is wrapped in a "
-                   "Sharding custom-call (replicated) in the HLO.")
+             notes="rng_default is XLA:CPU's choice of algorithm.")
 _random_case("jax_random_unsafe_rbg", "unsafe_rbg",
              "jax.random with impl='unsafe_rbg' (key data u32[4]): split, uniform, normal, "
-             "bits, randint, via rng-bit-generator algorithm=rng_default")
+             "bits, randint, via rng-bit-generator algorithm=rng_default",
+             notes="rng_default is XLA:CPU's choice of algorithm.")
 
 
 @case("rng_uniform_normal_hlo", "random",
@@ -1318,12 +1379,16 @@ def write_readme(out, infos, vers, tf_vers, tf_skip):
     for i in infos:
         rows.append(f"| `{i['name']}` | {i['group']} | {i['description']} | {i['source']} | "
                     f"{i['check']} | {i['bytes']} |")
-    notes = "\n".join(f"- `{i['name']}`: {i['notes']}" for i in infos if i.get("notes"))
+    by_note = {}
+    for i in infos:
+        if i.get("notes"):
+            by_note.setdefault(i["notes"], []).append(f"`{i['name']}`")
+    notes = "\n".join(f"- {', '.join(names)}: {n}" for n, names in by_note.items())
     cplx = ", ".join(f"`{i['name']}`" for i in infos if i.get("complex"))
     side = ", ".join(f"`{i['name']}`" for i in infos if i.get("sidecar"))
     total = sum(i["bytes"] for i in infos)
     tf_line = (f"tensorflow-cpu {tf_vers['tensorflow']} (numpy {tf_vers['numpy']}) in "
-               f"`{TF_VENV}`" if tf_vers else f"TensorFlow case not regenerated: {tf_skip}")
+               "`~/.cache/hlo-opt-frontends/tf`" if tf_vers else f"TensorFlow case not regenerated: {tf_skip}")
     text = f"""# XLA:CPU references for the interpreter (`interp_xla/`)
 
 Small real HLO modules for the ops `hlo-opt eval` does not evaluate yet, each
@@ -1339,7 +1404,7 @@ generator).
 
 The jax venv is the one `scripts/gen_frontend_models.py` makes
 (`{' '.join(JAX_PINS)}`); the TensorFlow case runs in a second venv,
-`{TF_VENV}` with `{' '.join(TF_PINS)}`, which the script makes when it is
+`~/.cache/hlo-opt-frontends/tf` with `{' '.join(TF_PINS)}`, which the script makes when it is
 missing (`--no-tf` skips the TF case and keeps its files). `--only NAME ...`
 regenerates some cases, `--list` lists them. About a minute. For given pins
 the files come out the same each run: fixed seeds (numpy `default_rng`,
@@ -1363,6 +1428,12 @@ Complex arrays are stored as numpy `complex64` / `complex128` (`<c8` /
 yet: {cplx}.
 
 Bit-stored members (sidecar): {side or 'none'}.
+
+`index.json` repeats the table below as data (per case: source, check,
+input and output types, bytes). The hand-written modules are as written, not
+in XLA's printer order: `hlo-opt --passes ''` reprints them with the
+parameters moved, so they are no byte round trip; every JAX- and TF-printed
+module is.
 
 ## Where the outputs come from
 
@@ -1402,6 +1473,10 @@ comparable at all (only shapes, types and ranges).
 
 ## Cases
 
+*check*: for `jax.jit` cases, whether the stored text compiled again on
+XLA:CPU gave the same bits as the jitted function; `-` where the outputs
+are the stored text's own run; for numpy cases, XLA:CPU's refusal.
+
 | case | group | what it covers | outputs from | check | bytes |
 |---|---|---|---|---|---|
 {chr(10).join(rows)}
@@ -1436,7 +1511,7 @@ def main():
     try:
         import jax  # noqa: F401
     except ImportError:
-        if JAX_PY.exists() and Path(sys.executable).resolve() != JAX_PY.resolve():
+        if JAX_PY.exists() and Path(sys.prefix).resolve() != JAX_PY.parent.parent.resolve():
             os.execv(str(JAX_PY), [str(JAX_PY), str(Path(__file__).resolve()), *sys.argv[1:]])
         sys.exit(f"needs the jax venv {JAX_PY.parent.parent} "
                  "(python3 scripts/gen_frontend_models.py --frontend jax makes it)")
