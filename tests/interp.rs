@@ -589,3 +589,33 @@ fn rng_bit_generator_evaluates_xla_bits() {
         ])
     );
 }
+
+#[test]
+fn scaled_dot_dequantizes_by_blocks() {
+    // lhs [1, 4] with one scale per 2 elements; rhs [4, 1] likewise.
+    let text = "HloModule m\n\nENTRY e {\n  a = f32[1,4]{1,0} parameter(0)\n  b = f32[4,1]{1,0} parameter(1)\n  sa = f32[1,2]{1,0} parameter(2)\n  sb = f32[2,1]{1,0} parameter(3)\n  ROOT d = f32[1,1]{1,0} scaled-dot(a, b, sa, sb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+    let v = run(
+        text,
+        vec![
+            f32s(&[1, 4], &[1., 2., 3., 4.]),
+            f32s(&[4, 1], &[1., 1., 1., 1.]),
+            f32s(&[1, 2], &[10., 100.]),
+            f32s(&[2, 1], &[1., 2.]),
+        ],
+    )
+    .unwrap();
+    // (1 + 2) * 10 * 1 + (3 + 4) * 100 * 2.
+    assert_eq!(data(&v), Data::F32(vec![1430.]));
+    let e = err_of(
+        &text
+            .replace("sa = f32[1,2]", "sa = f32[1,3]")
+            .replace("f32[1,2]{1,0} parameter(2)", "f32[1,3]{1,0} parameter(2)"),
+        vec![
+            f32s(&[1, 4], &[1., 2., 3., 4.]),
+            f32s(&[4, 1], &[1., 1., 1., 1.]),
+            f32s(&[1, 3], &[1., 1., 1.]),
+            f32s(&[2, 1], &[1., 2.]),
+        ],
+    );
+    assert!(e.contains("does not divide"), "{e}");
+}

@@ -46,6 +46,55 @@ pub fn eval(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
     )
 }
 
+/// `scaled-dot(lhs, rhs, lhs_scale, rhs_scale)`: the dot of the operands
+/// dequantized by their scales. A scale has its operand's rank and each of
+/// its dimensions divides the operand's; one scale element multiplies the
+/// block of `operand_dim / scale_dim` elements it covers in every
+/// dimension (a block of 32 along the contracting dimension for MX
+/// formats). The products are exact in f64 and the dot rounds once.
+pub fn scaled_dot(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
+    expect_operands(instr, ops, 4)?;
+    let dd = DotDims::from_instr(instr)?;
+    let lhs = dequantize(operand(ops, 0)?, operand(ops, 2)?)?;
+    let rhs = dequantize(operand(ops, 1)?, operand(ops, 3)?)?;
+    dot(&lhs, &rhs, &dd, instr.shape.element_type())
+}
+
+/// `x * scale`, each scale element over its block of x, as f64.
+fn dequantize(x: &Array, scale: &Array) -> Result<Array> {
+    if scale.rank() != x.rank()
+        || x.dims
+            .iter()
+            .zip(&scale.dims)
+            .any(|(&o, &s)| s == 0 || o % s != 0)
+        || !(x.ty.is_float() && scale.ty.is_float())
+    {
+        return Err(err(format!(
+            "scaled-dot: scale {} does not divide the operand {} into blocks",
+            scale.shape_text(),
+            x.shape_text()
+        )));
+    }
+    let block: Vec<usize> = x
+        .dims
+        .iter()
+        .zip(&scale.dims)
+        .map(|(&o, &s)| o / s)
+        .collect();
+    let xs = super::array::strides(&x.dims);
+    let ss = super::array::strides(&scale.dims);
+    let (xv, sv) = (to_f64_vec(&x.data, x.ty), to_f64_vec(&scale.data, scale.ty));
+    let v: Vec<f64> = (0..xv.len())
+        .map(|i| {
+            let si: usize = (0..x.rank())
+                .map(|d| (i / xs[d] % x.dims[d]) / block[d] * ss[d])
+                .sum();
+            xv[i] * sv[si]
+        })
+        .collect();
+    Array::new(PrimitiveType::F64, x.dims.clone(), Data::F64(v))
+}
+
 /// `ragged-dot(lhs, rhs, group_sizes)`, by where `lhs_ragged_dims` is:
 ///
 /// - a free (non-contracting) lhs dimension: its rows are cut into

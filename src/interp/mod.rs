@@ -478,6 +478,7 @@ impl<'m> Interpreter<'m> {
             O::GetTupleElement => get_tuple_element(instr, ops),
             O::Dot => dot::eval(instr, ops).map(Value::array),
             O::RaggedDot => dot::ragged_dot(instr, ops).map(Value::array),
+            O::ScaledDot => dot::scaled_dot(instr, ops).map(Value::array),
             O::Convolution => convolution::eval(instr, ops).map(Value::array),
             O::Fft => fft::eval(instr, ops).map(Value::array),
             O::Cholesky => linalg::cholesky_op(instr, ops).map(Value::array),
