@@ -619,3 +619,17 @@ fn scaled_dot_dequantizes_by_blocks() {
     );
     assert!(e.contains("does not divide"), "{e}");
 }
+
+#[test]
+fn complex_reductions_keep_both_parts_and_complex_sorts_are_refused() {
+    let text = "HloModule m\n\naddc {\n  a = c64[] parameter(0)\n  b = c64[] parameter(1)\n  ROOT s = c64[] add(a, b)\n}\n\nENTRY e {\n  x = c64[2,2]{1,0} constant({ {(1, 2), (3, -4)}, {(0.5, 0.25), (-1, 1)} })\n  z = c64[] constant((10, 20))\n  ROOT r = c64[2]{0} reduce(x, z), dimensions={1}, to_apply=addc\n}\n";
+    let v = run(text, vec![]).unwrap();
+    let want: Vec<num_complex::Complex32> = vec![
+        num_complex::Complex32::new(14.0, 18.0),
+        num_complex::Complex32::new(9.5, 21.25),
+    ];
+    assert_eq!(data(&v), Data::C64(want));
+    let sort = "HloModule m\n\nlt {\n  a = c64[] parameter(0)\n  b = c64[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=LT\n}\n\nENTRY e {\n  x = c64[2]{0} constant({(1, 2), (3, -4)})\n  ROOT s = c64[2]{0} sort(x), dimensions={0}, to_apply=lt\n}\n";
+    let e = err_of(sort, vec![]);
+    assert!(e.contains("c64 keys is not supported"), "{e}");
+}

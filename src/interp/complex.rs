@@ -138,6 +138,18 @@ pub fn binary(op: BinOp, a: &Array, b: &Array) -> Result<Array> {
     Array::new(a.ty, a.dims.clone(), data)
 }
 
+/// `p op q` on one pair of complex values, in c128.
+pub fn bin_c128(op: BinOp, p: Complex64, q: Complex64) -> Result<Complex64> {
+    Ok(match op {
+        BinOp::Add => p + q,
+        BinOp::Sub => p - q,
+        BinOp::Mul => Complex64::new(p.re * q.re - p.im * q.im, p.re * q.im + p.im * q.re),
+        BinOp::Div => div(p, q),
+        BinOp::Pow => pow(p, q),
+        _ => return Err(err(format!("{op:?} is not defined on complex numbers"))),
+    })
+}
+
 /// `p / q`: Smith's algorithm, with C99 Annex G's recovery of the
 /// infinite and zero cases the scaled formula turns into NaN.
 pub fn div(p: Complex64, q: Complex64) -> Complex64 {

@@ -88,6 +88,12 @@ pub fn fold_at(
         (Data::S(a), Data::S(b)) => a[ai] = sbin(op, a[ai], b[xi], bits)?,
         (Data::U(a), Data::U(b)) => a[ai] = ubin(op, a[ai], b[xi], bits)?,
         (Data::Pred(a), Data::Pred(b)) => a[ai] = pbin(op, a[ai], b[xi])?,
+        (acc @ (Data::C64(_) | Data::C128(_)), x) => {
+            let p = super::complex::to_c128(&acc.take(&[ai]))[0];
+            let q = super::complex::to_c128(&x.take(&[xi]))[0];
+            let r = super::complex::from_c128(ty, vec![super::complex::bin_c128(op, p, q)?])?;
+            acc.set_from(ai, &r, 0)?;
+        }
         (acc, x) => {
             let p = to_f32_vec(&acc.take(&[ai]), ty)[0];
             let q = to_f32_vec(&x.take(&[xi]), ty)[0];
@@ -124,6 +130,16 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
                 .try_fold(f64::from(i[0]), |a, &b| fbin64(op, a, f64::from(b)))?;
             Ok(acc as f32)
         })?),
+        (Data::C64(_) | Data::C128(_), _) => {
+            // In c128, rounded once.
+            let v = super::complex::to_c128(&x.data);
+            let i = super::complex::to_c128(&init.data);
+            let out = chunks(&v, r, |c| {
+                c.iter()
+                    .try_fold(i[0], |a, &b| super::complex::bin_c128(op, a, b))
+            })?;
+            super::complex::from_c128(x.ty, out)?
+        }
         _ => {
             // f16, bf16, narrow floats: exact values, one rounding.
             let v = to_f64_vec(&x.data, x.ty);
