@@ -65,6 +65,12 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = 0)]
     check_seed: u64,
 
+    /// With --check-numerics: succeed even when some rewritten regions
+    /// could not be checked (they hold an op the interpreter does not
+    /// evaluate); they are still listed.
+    #[arg(long, requires = "check_numerics")]
+    accept_unchecked: bool,
+
     /// Input format: `text` (HLO text) or `proto` (binary HloModuleProto,
     /// HloProto or HloSnapshot). Default: by extension (`.pb` is proto,
     /// `.hlo`/`.txt` text), else by content.
@@ -143,8 +149,13 @@ fn run(cli: &Cli) -> Result<(), String> {
         check_contract(&module, &file_name, path)?;
     }
     let runs = if cli.check_numerics {
-        hlo_opt::interp::check::run_pipeline_checked(&mut module, &pipeline, cli.check_seed)
-            .map_err(|e| format!("{file_name}: error: {e}"))?
+        hlo_opt::interp::check::run_pipeline_checked(
+            &mut module,
+            &pipeline,
+            cli.check_seed,
+            cli.accept_unchecked,
+        )
+        .map_err(|e| format!("{file_name}: error: {e}"))?
     } else {
         pipeline
             .run(&mut module)

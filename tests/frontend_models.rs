@@ -92,9 +92,8 @@ fn the_pipeline_raises_the_softmaxes_the_models_hold() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Modules holding an op the interpreter does not evaluate yet (the
-/// convolution of a ViT's patch embedding).
-const NOT_EVALUATED: &[&str] = &["jax/flax_vit_fwd_f32.hlo", "jax/flax_vit_train_f32.hlo"];
+/// Modules holding an op the interpreter does not evaluate yet.
+const NOT_EVALUATED: &[&str] = &[];
 
 #[test]
 fn check_numerics_proves_every_rewrite() {

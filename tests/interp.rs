@@ -178,13 +178,10 @@ fn err_of(text: &str, args: Vec<Array>) -> String {
 #[test]
 fn unsupported_things_are_errors_naming_them() {
     let e = err_of(
-        "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} reduce-precision(p), exponent_bits=5, mantissa_bits=10\n}\n",
-        vec![f32s(&[4], &[0.; 4])],
+        "HloModule m\n\nENTRY e {\n  t = token[] after-all()\n  ROOT r = (f32[4]{0}, token[]) infeed(t)\n}\n",
+        vec![],
     );
-    assert!(
-        e.contains("unsupported op") && e.contains("reduce-precision"),
-        "{e}"
-    );
+    assert!(e.contains("unsupported op") && e.contains("infeed"), "{e}");
     let e = err_of(
         "HloModule m\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} custom-call(p), custom_call_target=\"AwsNeuronRmsNorm\"\n}\n",
         vec![f32s(&[4], &[0.; 4])],
@@ -592,4 +589,48 @@ fn rng_bit_generator_evaluates_xla_bits() {
             1152053090, 2704721653, 3315919173, 1300955287, 2894365028, 3378036609
         ])
     );
+}
+
+#[test]
+fn scaled_dot_dequantizes_by_blocks() {
+    // lhs [1, 4] with one scale per 2 elements; rhs [4, 1] likewise.
+    let text = "HloModule m\n\nENTRY e {\n  a = f32[1,4]{1,0} parameter(0)\n  b = f32[4,1]{1,0} parameter(1)\n  sa = f32[1,2]{1,0} parameter(2)\n  sb = f32[2,1]{1,0} parameter(3)\n  ROOT d = f32[1,1]{1,0} scaled-dot(a, b, sa, sb), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+    let v = run(
+        text,
+        vec![
+            f32s(&[1, 4], &[1., 2., 3., 4.]),
+            f32s(&[4, 1], &[1., 1., 1., 1.]),
+            f32s(&[1, 2], &[10., 100.]),
+            f32s(&[2, 1], &[1., 2.]),
+        ],
+    )
+    .unwrap();
+    // (1 + 2) * 10 * 1 + (3 + 4) * 100 * 2.
+    assert_eq!(data(&v), Data::F32(vec![1430.]));
+    let e = err_of(
+        &text
+            .replace("sa = f32[1,2]", "sa = f32[1,3]")
+            .replace("f32[1,2]{1,0} parameter(2)", "f32[1,3]{1,0} parameter(2)"),
+        vec![
+            f32s(&[1, 4], &[1., 2., 3., 4.]),
+            f32s(&[4, 1], &[1., 1., 1., 1.]),
+            f32s(&[1, 3], &[1., 1., 1.]),
+            f32s(&[2, 1], &[1., 2.]),
+        ],
+    );
+    assert!(e.contains("does not divide"), "{e}");
+}
+
+#[test]
+fn complex_reductions_keep_both_parts_and_complex_sorts_are_refused() {
+    let text = "HloModule m\n\naddc {\n  a = c64[] parameter(0)\n  b = c64[] parameter(1)\n  ROOT s = c64[] add(a, b)\n}\n\nENTRY e {\n  x = c64[2,2]{1,0} constant({ {(1, 2), (3, -4)}, {(0.5, 0.25), (-1, 1)} })\n  z = c64[] constant((10, 20))\n  ROOT r = c64[2]{0} reduce(x, z), dimensions={1}, to_apply=addc\n}\n";
+    let v = run(text, vec![]).unwrap();
+    let want: Vec<num_complex::Complex32> = vec![
+        num_complex::Complex32::new(14.0, 18.0),
+        num_complex::Complex32::new(9.5, 21.25),
+    ];
+    assert_eq!(data(&v), Data::C64(want));
+    let sort = "HloModule m\n\nlt {\n  a = c64[] parameter(0)\n  b = c64[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=LT\n}\n\nENTRY e {\n  x = c64[2]{0} constant({(1, 2), (3, -4)})\n  ROOT s = c64[2]{0} sort(x), dimensions={0}, to_apply=lt\n}\n";
+    let e = err_of(sort, vec![]);
+    assert!(e.contains("c64 keys is not supported"), "{e}");
 }

@@ -598,3 +598,22 @@ fn xla_spmd_gpt_on_eight_devices_matches_the_global_module() {
         }
     }
 }
+
+#[test]
+fn collective_broadcast_sends_each_groups_first_device_to_its_members() {
+    // With a channel, groups hold partition ids; the first of each is its
+    // root (XLA's order, not the smallest id).
+    let text = "HloModule m, num_partitions=4\n\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT b = f32[2]{0} collective-broadcast(p), channel_id=1, replica_groups={{2,0},{1,3}}\n}\n";
+    let inputs = (0..4)
+        .map(|d| vec![f32s(&[d as f32, 10. * d as f32])])
+        .collect::<Vec<_>>();
+    let out = run(text, inputs);
+    let roots = [2., 1., 2., 1.];
+    for (d, v) in out.iter().enumerate() {
+        assert_eq!(f32_data(v), [roots[d], 10. * roots[d]], "device {d}");
+    }
+    // One device alone gets its own operand.
+    let one = "HloModule m\n\nENTRY e {\n  p = s32[3]{0} parameter(0)\n  ROOT b = s32[3]{0} collective-broadcast(p), replica_groups={{0}}\n}\n";
+    let out = run(one, vec![vec![s32s(&[7, 8, 9])]]);
+    assert_eq!(int_data(&out[0]), [7, 8, 9]);
+}

@@ -4,13 +4,15 @@
 //! dimensions; layouts matter only to `bitcast`, which reinterprets the
 //! physical order. Elements are kept by storage class: every signed integer
 //! width as `i64` (sign-extended to its width), every unsigned one as `u64`,
-//! f16/bf16 through `half`, and the 8- and 4-bit floats as raw bits.
+//! f16/bf16 through `half`, the 8- and 4-bit floats as raw bits, and c64/c128
+//! as `num_complex` pairs of f32/f64.
 
 use super::{err, Result};
 use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::shape::Shape;
 use crate::ir::types::{MiniFloat, PrimitiveType};
 use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
 use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +26,8 @@ pub enum Data {
     F64(Vec<f64>),
     /// 8- and 4-bit floats: raw bits, decoded with the type's [`MiniFloat`].
     Mini(Vec<u8>),
+    C64(Vec<Complex32>),
+    C128(Vec<Complex64>),
 }
 
 /// Applies `$body` to the vector inside any [`Data`], rebuilding the same
@@ -39,6 +43,8 @@ macro_rules! map_data {
             Data::F32($v) => Data::F32($body),
             Data::F64($v) => Data::F64($body),
             Data::Mini($v) => Data::Mini($body),
+            Data::C64($v) => Data::C64($body),
+            Data::C128($v) => Data::C128($body),
         }
     };
 }
@@ -55,6 +61,8 @@ macro_rules! zip_data {
             (Data::F32($x), Data::F32($y)) => $body,
             (Data::F64($x), Data::F64($y)) => $body,
             (Data::Mini($x), Data::Mini($y)) => $body,
+            (Data::C64($x), Data::C64($y)) => $body,
+            (Data::C128($x), Data::C128($y)) => $body,
             _ => return Err(err("internal error: element storage classes differ")),
         }
     };
@@ -71,6 +79,8 @@ impl Data {
             Data::F32(v) => v.len(),
             Data::F64(v) => v.len(),
             Data::Mini(v) => v.len(),
+            Data::C64(v) => v.len(),
+            Data::C128(v) => v.len(),
         }
     }
 
@@ -89,6 +99,8 @@ impl Data {
             Storage::F32 => Data::F32(vec![0.0; n]),
             Storage::F64 => Data::F64(vec![0.0; n]),
             Storage::Mini(m) => Data::Mini(vec![m.from_f64(0.0); n]),
+            Storage::C64 => Data::C64(vec![Complex32::new(0.0, 0.0); n]),
+            Storage::C128 => Data::C128(vec![Complex64::new(0.0, 0.0); n]),
         })
     }
 
@@ -140,6 +152,8 @@ pub enum Storage {
     F32,
     F64,
     Mini(MiniFloat),
+    C64,
+    C128,
 }
 
 pub fn storage(ty: PrimitiveType) -> Result<Storage> {
@@ -150,11 +164,17 @@ pub fn storage(ty: PrimitiveType) -> Result<Storage> {
         T::Bf16 => Storage::Bf16,
         T::F32 => Storage::F32,
         T::F64 => Storage::F64,
+        T::C64 => Storage::C64,
+        T::C128 => Storage::C128,
         t if t.is_signed_int() => Storage::S,
         t if t.is_unsigned_int() => Storage::U,
         t => match t.minifloat() {
             Some(m) => Storage::Mini(m),
-            None => return Err(err(format!("element type {t} is not supported"))),
+            None => {
+                return Err(super::unsupported(format!(
+                    "element type {t} is not supported"
+                )))
+            }
         },
     })
 }
@@ -275,7 +295,7 @@ pub fn element_count(dims: &[usize]) -> Result<usize> {
         .try_fold(1usize, |n, &d| n.checked_mul(d))
         .filter(|&n| n <= MAX_ELEMENTS)
         .ok_or_else(|| {
-            err(format!(
+            super::limit(format!(
                 "an array of [{}] exceeds the interpreter's limit of {MAX_ELEMENTS} elements",
                 dims_text(dims)
             ))
@@ -408,7 +428,7 @@ impl Value {
     /// Converts a literal (a constant, or an input) to a value.
     pub fn from_literal(lit: &Literal) -> Result<Value> {
         match (&lit.shape, &lit.data) {
-            (_, LiteralData::Elided) => Err(err(
+            (_, LiteralData::Elided) => Err(super::unsupported(
                 "the constant was printed elided ({...}); its value is unknown",
             )),
             (Shape::Tuple(_), LiteralData::Tuple(elems)) => Ok(Value::Tuple(
@@ -437,6 +457,12 @@ impl Value {
                     (Storage::F32, LiteralData::F32(v)) => Data::F32(v.clone()),
                     (Storage::F64, LiteralData::F64(v)) => Data::F64(v.clone()),
                     (Storage::Mini(_), LiteralData::MiniFloat(v)) => Data::Mini(v.clone()),
+                    (Storage::C64, LiteralData::C64(v)) => {
+                        Data::C64(v.iter().map(|&(re, im)| Complex32::new(re, im)).collect())
+                    }
+                    (Storage::C128, LiteralData::C128(v)) => {
+                        Data::C128(v.iter().map(|&(re, im)| Complex64::new(re, im)).collect())
+                    }
                     _ => return Err(err(format!("literal data does not match its type {ty}"))),
                 };
                 let n = element_count(&dims)?;
@@ -488,6 +514,8 @@ impl Array {
             Data::F32(v) => LiteralData::F32(v.clone()),
             Data::F64(v) => LiteralData::F64(v.clone()),
             Data::Mini(v) => LiteralData::MiniFloat(v.clone()),
+            Data::C64(v) => LiteralData::C64(v.iter().map(|c| (c.re, c.im)).collect()),
+            Data::C128(v) => LiteralData::C128(v.iter().map(|c| (c.re, c.im)).collect()),
         };
         Literal {
             shape: Shape::array(self.ty, self.dims.iter().map(|&d| d as i64).collect()),
@@ -502,7 +530,9 @@ pub fn shape_dims(shape: &Shape) -> Result<Vec<usize>> {
         .as_array()
         .ok_or_else(|| err(format!("expected an array shape, got {shape}")))?;
     if a.dynamic.iter().any(|&d| d) {
-        return Err(err(format!("dynamic shape {shape} is not supported")));
+        return Err(super::unsupported(format!(
+            "dynamic shape {shape} is not supported"
+        )));
     }
     a.dims
         .iter()

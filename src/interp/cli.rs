@@ -235,6 +235,21 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
 
 /// `f32[2,3] min -1 max 2 mean 0.5 [first values...]`.
 fn summary(a: &Array) -> String {
+    if a.ty.is_complex() {
+        let v = super::complex::to_c128(&a.data);
+        let head: Vec<String> = v.iter().take(6).map(|c| format!("{c}")).collect();
+        let finite = v
+            .iter()
+            .filter(|c| c.re.is_finite() && c.im.is_finite())
+            .count();
+        return format!(
+            "{} non-finite {} [{}{}]",
+            a.shape_text(),
+            v.len() - finite,
+            head.join(", "),
+            if v.len() > 6 { ", ..." } else { "" }
+        );
+    }
     let v = a.to_f64_vec();
     let finite: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
     let (mn, mx) = finite

@@ -88,7 +88,24 @@ pub fn is_collective(op: Opcode) -> bool {
             | Opcode::AllToAll
             | Opcode::CollectivePermute
             | Opcode::CollectivePermuteStart
+            | Opcode::CollectiveBroadcast
     )
+}
+
+/// `all-reduce-done` (the result itself) and `all-gather-done` /
+/// `collective-permute-done` (the results of the -start's (operands,
+/// results, ...) tuple).
+pub fn done(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    super::expect_operands(instr, ops, 1)?;
+    if instr.opcode == Opcode::AllReduceDone {
+        return Ok(ops[0].clone());
+    }
+    ops[0].tuple_elements()?.get(1).cloned().ok_or_else(|| {
+        err(format!(
+            "{} of a tuple without results",
+            instr.opcode.name()
+        ))
+    })
 }
 
 fn replica_groups(instr: &Instruction) -> Option<&Typed<ReplicaGroups>> {
@@ -340,7 +357,7 @@ fn mesh_groups(
     let mut grouped = Vec::new();
     for a in axes {
         if a.sub_axis.is_some() {
-            return Some(Err(err(
+            return Some(Err(super::unsupported(
                 "unsupported op: mesh sub-axes in replica_groups are not implemented",
             )));
         }
@@ -431,7 +448,7 @@ fn device_groups(instr: &Instruction, topo: &Topology) -> Result<Vec<Vec<usize>>
             ));
         }
         if !topo.known {
-            return Err(err(format!(
+            return Err(super::unsupported(format!(
                 "unsupported op: {} over replica_groups={{}} means every device, and the module names no device count (no replica_count/num_partitions in its header, no device ids)",
                 instr.opcode.name()
             )));
@@ -571,7 +588,7 @@ fn needs_others(it: &Interpreter, instr: &Instruction, topo: &Topology) -> EvalE
             topo.devices()
         )
     };
-    err(format!(
+    super::unsupported(format!(
         "unsupported op: {} over {key}={text} needs other devices' data{why}",
         instr.opcode.name()
     ))
@@ -745,6 +762,11 @@ fn group_results(it: &Interpreter, instr: &Instruction, ops: &[&[&Value]]) -> Re
                 })
                 .collect()
         }
+        Opcode::CollectiveBroadcast => {
+            // The group's first device sends its operands to every member.
+            let root: Vec<Value> = ops[0].iter().map(|v| (*v).clone()).collect();
+            Ok(vec![pack(root, &instr.shape); n])
+        }
         Opcode::AllToAll => {
             // Tuple form: operand j of every member goes to member j.
             if nops != n {
@@ -858,7 +880,7 @@ fn permute_result(
 ) -> Result<Value> {
     // The in-place form (operand, output, start indices, slice_sizes=).
     if instr.attr("slice_sizes").is_some() || own.iter().any(|v| matches!(v, Value::Tuple(_))) {
-        return Err(err(
+        return Err(super::unsupported(
             "unsupported op: in-place collective-permute (slice_sizes=) is not implemented",
         ));
     }

@@ -6,12 +6,15 @@
 //! f16/bf16/8-bit floats exact (no double-rounding error). Narrow floats
 //! follow ml_dtypes: beyond the largest finite value they become infinity
 //! where the type has one and NaN where it does not (no saturation).
-//! Float to integer saturates and maps NaN to 0, as XLA does.
+//! Float to integer saturates and maps NaN to 0, as XLA does. A real value
+//! becomes a complex one with a zero imaginary part; complex to real is an
+//! error, as in XLA (`real`/`imag` say which part is wanted).
 
 use super::array::{storage, wrap_s, wrap_u, Array, Data, Storage};
 use super::{err, Result};
 use crate::ir::types::{MiniFloat, NanEncoding, PrimitiveType};
 use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
 
 /// The 256 values of a narrow float, indexed by its bits.
 pub fn mini_table(m: &MiniFloat) -> Vec<f64> {
@@ -155,7 +158,9 @@ fn exp2i(e: i32) -> f64 {
     }
 }
 
-/// Every element as an exact f64 (64-bit integers beyond 2^53 round).
+/// Every element as an exact f64 (64-bit integers beyond 2^53 round;
+/// complex elements give their real part: callers that may see complex
+/// data handle it first).
 pub fn to_f64_vec(data: &Data, ty: PrimitiveType) -> Vec<f64> {
     match data {
         Data::Pred(v) => v.iter().map(|&b| f64::from(u8::from(b))).collect(),
@@ -171,6 +176,8 @@ pub fn to_f64_vec(data: &Data, ty: PrimitiveType) -> Vec<f64> {
                 .map(|&b| t.get(b as usize).copied().unwrap_or(f64::NAN))
                 .collect()
         }
+        Data::C64(v) => v.iter().map(|c| f64::from(c.re)).collect(),
+        Data::C128(v) => v.iter().map(|c| c.re).collect(),
     }
 }
 
@@ -225,6 +232,8 @@ pub fn from_f64_vec(ty: PrimitiveType, v: &[f64]) -> Result<Data> {
                 .map(|&x| f64_to_mini(f64::from(f64_to_f32_odd(x)), &m))
                 .collect(),
         ),
+        Storage::C64 => Data::C64(v.iter().map(|&x| Complex32::new(x as f32, 0.0)).collect()),
+        Storage::C128 => Data::C128(v.iter().map(|&x| Complex64::new(x, 0.0)).collect()),
     })
 }
 
@@ -241,8 +250,29 @@ pub fn convert(a: &Array, to: PrimitiveType) -> Result<Array> {
     let from = a.ty;
     let to_st = storage(to)?;
     let bits = to.bit_width();
+    if from.is_complex() && !to.is_complex() {
+        return Err(err(format!(
+            "conversion from complex to real type {from} => {to} is not implemented (XLA rejects it; use real or imag)"
+        )));
+    }
     let data = match (&a.data, to_st) {
         _ if from == to => a.data.clone(),
+        (Data::C64(v), Storage::C128) => Data::C128(
+            v.iter()
+                .map(|c| Complex64::new(f64::from(c.re), f64::from(c.im)))
+                .collect(),
+        ),
+        (Data::C128(v), Storage::C64) => Data::C64(
+            v.iter()
+                .map(|c| Complex32::new(c.re as f32, c.im as f32))
+                .collect(),
+        ),
+        (Data::S(v), Storage::C64) => {
+            Data::C64(v.iter().map(|&x| Complex32::new(x as f32, 0.0)).collect())
+        }
+        (Data::U(v), Storage::C64) => {
+            Data::C64(v.iter().map(|&x| Complex32::new(x as f32, 0.0)).collect())
+        }
         (Data::Pred(v), _) => from_f64_vec(
             to,
             &v.iter()
@@ -284,6 +314,12 @@ fn to_bits(a: &Array) -> Vec<u64> {
         Data::F32(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
         Data::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
         Data::Mini(v) => v.iter().map(|&x| u64::from(x)).collect(),
+        // c64: the real part in the low word (XLA's memory order).
+        Data::C64(v) => v
+            .iter()
+            .map(|c| u64::from(c.re.to_bits()) | (u64::from(c.im.to_bits()) << 32))
+            .collect(),
+        Data::C128(_) => Vec::new(),
     }
 }
 
@@ -299,6 +335,14 @@ pub fn from_bits(ty: PrimitiveType, bits: &[u64]) -> Result<Data> {
         Storage::F32 => Data::F32(bits.iter().map(|&b| f32::from_bits(b as u32)).collect()),
         Storage::F64 => Data::F64(bits.iter().map(|&b| f64::from_bits(b)).collect()),
         Storage::Mini(_) => Data::Mini(bits.iter().map(|&b| wrap_u(b, w) as u8).collect()),
+        Storage::C64 => Data::C64(
+            bits.iter()
+                .map(|&b| {
+                    Complex32::new(f32::from_bits(b as u32), f32::from_bits((b >> 32) as u32))
+                })
+                .collect(),
+        ),
+        Storage::C128 => return Err(err("c128 elements do not fit 64 bits")),
     })
 }
 
@@ -309,6 +353,17 @@ pub fn bitcast_convert(a: &Array, to: PrimitiveType, out_dims: Vec<usize>) -> Re
     let (wf, wt) = (a.ty.bit_width(), to.bit_width());
     if wf == 0 || wt == 0 || !(wf.is_power_of_two() && wt.is_power_of_two()) {
         return Err(err(format!("bitcast-convert from {} to {to}", a.ty)));
+    }
+    if a.ty.is_complex() || to.is_complex() {
+        // XLA: no bitcast between complex and real types; c64 <-> c64 and
+        // c128 <-> c128 keep every bit.
+        if a.ty == to {
+            return Array::new(to, out_dims, a.data.clone());
+        }
+        return Err(err(format!(
+            "bitcast-convert between complex and real type {} => {to}",
+            a.ty
+        )));
     }
     let src = to_bits(a);
     let out: Vec<u64> = if wf == wt {
@@ -333,6 +388,137 @@ pub fn bitcast_convert(a: &Array, to: PrimitiveType, out_dims: Vec<usize>) -> Re
             .collect()
     };
     Array::new(to, out_dims, from_bits(to, &out)?)
+}
+
+/// XLA's `reduce-precision`: rounds each element to `mantissa_bits` of
+/// mantissa (to nearest, ties to even) and clamps it to the range of
+/// `exponent_bits` of exponent (overflow to infinity; underflow, including
+/// every value the narrow format would hold as a denormal, to zero), in the
+/// bits of the operand's own type. NaN stays NaN, as on XLA:CPU (also with
+/// no mantissa bits, where an older XLA emitter made it an infinity).
+pub fn reduce_precision(a: &Array, exponent_bits: u32, mantissa_bits: u32) -> Result<Array> {
+    let (src_e, src_m) = match a.ty {
+        PrimitiveType::F16 => (5, 10),
+        PrimitiveType::Bf16 => (8, 7),
+        PrimitiveType::F32 => (8, 23),
+        PrimitiveType::F64 => (11, 52),
+        t => {
+            return Err(super::unsupported(format!(
+                "reduce-precision of {t} is not supported"
+            )))
+        }
+    };
+    if exponent_bits < 1 {
+        return Err(err("reduce-precision needs at least one exponent bit"));
+    }
+    let total = 1 + src_e + src_m;
+    let reduce = |x: u64| -> u64 {
+        let mut x = x;
+        if mantissa_bits < src_m {
+            let shift = src_m - mantissa_bits;
+            let last = 1u64 << shift;
+            let bias = (last >> 1) - 1 + ((x & last) >> shift);
+            x = x.wrapping_add(bias) & !(last - 1);
+        }
+        if exponent_bits < src_e {
+            let sign = x & (1u64 << (total - 1));
+            let exp_mask = ((1u64 << src_e) - 1) << src_m;
+            let bias = (1u64 << (src_e - 1)) - 1;
+            let reduced_bias = (1u64 << (exponent_bits - 1)) - 1;
+            let e = x & exp_mask;
+            if e > (bias + reduced_bias) << src_m {
+                x = sign | exp_mask;
+            } else if e <= (bias - reduced_bias) << src_m {
+                x = sign;
+            }
+        }
+        x & (u64::MAX >> (64 - total))
+    };
+    // NaN stays the input NaN (XLA:CPU keeps it even with no mantissa
+    // bits, where the rounding alone would make it an infinity).
+    let f = |bits: u64, nan: bool| -> u64 {
+        if nan {
+            bits
+        } else {
+            reduce(bits)
+        }
+    };
+    let data = match &a.data {
+        Data::F16(v) => Data::F16(
+            v.iter()
+                .map(|x| f16::from_bits(f(u64::from(x.to_bits()), x.is_nan()) as u16))
+                .collect(),
+        ),
+        Data::Bf16(v) => Data::Bf16(
+            v.iter()
+                .map(|x| bf16::from_bits(f(u64::from(x.to_bits()), x.is_nan()) as u16))
+                .collect(),
+        ),
+        Data::F32(v) => Data::F32(
+            v.iter()
+                .map(|x| f32::from_bits(f(u64::from(x.to_bits()), x.is_nan()) as u32))
+                .collect(),
+        ),
+        Data::F64(v) => Data::F64(
+            v.iter()
+                .map(|x| f64::from_bits(f(x.to_bits(), x.is_nan())))
+                .collect(),
+        ),
+        _ => return Err(err("internal error: reduce-precision storage")),
+    };
+    Array::new(a.ty, a.dims.clone(), data)
+}
+
+/// XLA's `stochastic-convert` (float to signed integer, as its
+/// `StochasticConvertDecomposer` defines it): |x| truncated, plus one when
+/// `random < frac(|x|) * 2^bits(random)`, the sign put back; x at or
+/// beyond the type's range saturates, NaN gives 0.
+pub fn stochastic_convert(a: &Array, random: &Array, to: PrimitiveType) -> Result<Array> {
+    if !a.ty.is_float() || !random.ty.is_unsigned_int() || !to.is_signed_int() {
+        return Err(super::unsupported(format!(
+            "stochastically converting from type {} to type {to} with {} random bits is not implemented",
+            a.ty, random.ty
+        )));
+    }
+    if random.dims != a.dims || random.ty.bit_width() != a.ty.bit_width() {
+        return Err(err(format!(
+            "stochastic-convert: random numbers {} do not match the operand {}",
+            random.shape_text(),
+            a.shape_text()
+        )));
+    }
+    let Data::U(r) = &random.data else {
+        return Err(err("internal error: random bits are not unsigned"));
+    };
+    let rbits = random.ty.bit_width();
+    let bits = to.bit_width();
+    let (lo, hi) = s_range(bits);
+    let scale = 2f64.powi(rbits as i32);
+    let rmax = wrap_u(u64::MAX, rbits);
+    let out: Vec<i64> = a
+        .to_f64_vec()
+        .iter()
+        .zip(r)
+        .map(|(&x, &rnd)| {
+            if x.is_nan() {
+                return 0;
+            }
+            if x <= lo as f64 {
+                return lo;
+            }
+            if x >= hi as f64 {
+                return hi;
+            }
+            let t = x.abs().floor();
+            let fixed = ((x.abs() - t) * scale).min(rmax as f64) as u64;
+            let mut v = t as i64;
+            if rnd < fixed {
+                v += 1;
+            }
+            wrap_s(if x < 0.0 { -v } else { v }, bits)
+        })
+        .collect();
+    Array::new(to, a.dims.clone(), Data::S(out))
 }
 
 #[cfg(test)]
@@ -383,6 +569,52 @@ mod tests {
         let e5m2 = PrimitiveType::F8E5M2.minifloat().unwrap();
         assert_eq!(f64_to_mini(61440.0, &e5m2), 0x7c);
         assert_eq!(f64_to_mini(61439.0, &e5m2), 0x7b);
+    }
+
+    #[test]
+    fn reduce_precision_rounds_and_clamps_like_xla() {
+        let f = |v: &[f32], e, m| -> Vec<f32> {
+            let a = Array::new(PrimitiveType::F32, vec![v.len()], Data::F32(v.to_vec())).unwrap();
+            match reduce_precision(&a, e, m).unwrap().data {
+                Data::F32(v) => v,
+                _ => unreachable!(),
+            }
+        };
+        // To bf16's precision: ties to even.
+        let one_and_half_ulp = 1.0 + 3.0 * 2f32.powi(-8);
+        assert_eq!(
+            f(&[one_and_half_ulp], 8, 7),
+            vec![1.0 + 2.0 * 2f32.powi(-7)]
+        );
+        assert_eq!(f(&[1.0 + 2f32.powi(-8)], 8, 7), vec![1.0]);
+        // To f16's range: 70000 overflows, 1e-5 is below the normal range.
+        let r = f(&[70000.0, -70000.0, 1e-5, 1.23456], 5, 10);
+        assert_eq!(r[0], f32::INFINITY);
+        assert_eq!(r[1], f32::NEG_INFINITY);
+        assert_eq!(r[2], 0.0);
+        assert_eq!(r[3], 1.234375);
+        // NaN stays NaN; with no mantissa bits it becomes infinity.
+        assert!(f(&[f32::NAN], 8, 7)[0].is_nan());
+        assert!(f(&[f32::NAN], 8, 0)[0].is_nan());
+    }
+
+    #[test]
+    fn stochastic_convert_rounds_up_below_the_fraction() {
+        let x = Array::new(
+            PrimitiveType::F32,
+            vec![4],
+            Data::F32(vec![2.25, 2.25, -2.75, 1e10]),
+        )
+        .unwrap();
+        // frac 0.25 -> threshold 2^30; 0.75 -> 3 * 2^30.
+        let r = Array::new(
+            PrimitiveType::U32,
+            vec![4],
+            Data::U(vec![(1 << 30) - 1, 1 << 30, 0, 0]),
+        )
+        .unwrap();
+        let y = stochastic_convert(&x, &r, PrimitiveType::S32).unwrap();
+        assert_eq!(y.data, Data::S(vec![3, 2, -3, i64::from(i32::MAX)]));
     }
 
     #[test]

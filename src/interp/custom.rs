@@ -40,70 +40,8 @@ pub fn custom_call(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Res
             "AwsNeuronSoftmaxBackward" => softmax(instr, ops, true),
             "AwsNeuronTopK" => neuron_topk(instr, arr(0)?, None),
             "TopK" => xla_topk(it, instr, ops),
-            "QuantizeMX" => {
-                if ops.len() != 1 {
-                    return Err(err(format!("takes 1 operand, has {}", ops.len())));
-                }
-                let cfg = json_config(instr)?;
-                let dtype = cfg
-                    .get("dtype")
-                    .and_then(|v| v.as_str())
-                    .ok_or_else(|| err("backend_config needs \"dtype\""))?;
-                let elem = fp8_type(dtype)?;
-                let dim = cfg.get("dim").map(json_int).transpose()?.unwrap_or(0);
-                let block = cfg
-                    .get("block_size")
-                    .map(json_int)
-                    .transpose()?
-                    .unwrap_or(32);
-                let method = cfg
-                    .get("scale_method")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("EMAX");
-                if method != "EMAX" {
-                    return Err(err(format!("scale_method {method} is not implemented")));
-                }
-                quantize_mx(instr, arr(0)?, elem, dim, block)
-            }
-            "__op$block_scaled_dot" => {
-                if ops.len() != 4 {
-                    return Err(err(format!("takes 4 operands, has {}", ops.len())));
-                }
-                let cfg = json_config_opt(instr)?.unwrap_or_default();
-                let cfg = cfg
-                    .get("scaled_dot_backend_config")
-                    .and_then(|v| v.as_object())
-                    .cloned()
-                    .unwrap_or(cfg);
-                let list = |k: &str| -> Result<Option<Vec<i64>>> {
-                    match cfg.get(k) {
-                        None => Ok(None),
-                        Some(v) => v
-                            .as_array()
-                            .ok_or_else(|| err(format!("{k} is not a list")))?
-                            .iter()
-                            .map(json_int)
-                            .collect::<Result<Vec<_>>>()
-                            .map(Some),
-                    }
-                };
-                let (l, r) = (arr(0)?, arr(1)?);
-                let lc = list("lhs_contracting_dimensions")?
-                    .unwrap_or_else(|| vec![l.rank() as i64 - 1]);
-                let rc = list("rhs_contracting_dimensions")?
-                    .unwrap_or_else(|| vec![r.rank() as i64 - 1]);
-                let elem = match cfg.get("element_dtype").and_then(|v| v.as_str()) {
-                    None | Some("") => PrimitiveType::F8E5M2,
-                    Some(s) => fp8_type(s)?,
-                };
-                let dd = DotDims {
-                    lhs_batch: list("lhs_batch_dimensions")?.unwrap_or_default(),
-                    rhs_batch: list("rhs_batch_dimensions")?.unwrap_or_default(),
-                    lhs_contract: lc,
-                    rhs_contract: rc,
-                };
-                block_scaled_dot(instr, l, r, arr(2)?, arr(3)?, &dd, elem)
-            }
+            "QuantizeMX" => quantize_mx_call(instr, ops),
+            "__op$block_scaled_dot" => block_scaled_dot_call(instr, ops),
             t if t.starts_with("TopK_") => {
                 let sfx = &t["TopK_".len()..];
                 let x = arr(0)?;
@@ -121,78 +59,154 @@ pub fn custom_call(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Res
                 }
                 neuron_topk(instr, x, Some(arr(1)?))
             }
-            t if t.starts_with("QuantizeMX_") => {
-                let parts: Vec<&str> = t["QuantizeMX_".len()..].split('_').collect();
-                let [inp, out] = parts[..] else {
-                    return Err(err("expected QuantizeMX_<in>_<out>"));
-                };
-                if ops.len() != 2 {
-                    return Err(err(format!(
-                        "takes 2 operands (meta, x), has {}",
-                        ops.len()
-                    )));
-                }
-                let x = arr(1)?;
-                if inp == "bf16" && x.ty != PrimitiveType::Bf16 {
-                    return Err(err(format!("input suffix bf16 for a {} operand", x.ty)));
-                }
-                let elem = match out {
-                    "e5m2" => PrimitiveType::F8E5M2,
-                    "e4m3fn" => PrimitiveType::F8E4M3FN,
-                    _ => return Err(err(format!("unknown output type {out}"))),
-                };
-                let meta = meta_ints(ops[0])?;
-                if meta.len() != x.rank() + 3 {
-                    return Err(err("meta is not (dims, dim, block_size, 0)"));
-                }
-                let dims: Vec<i64> = x.dims.iter().map(|&d| d as i64).collect();
-                if meta[..x.rank()] != dims[..] {
-                    return Err(err(format!(
-                        "meta dims {:?} do not match the operand {}",
-                        &meta[..x.rank()],
-                        x.shape_text()
-                    )));
-                }
-                quantize_mx(instr, x, elem, meta[x.rank()], meta[x.rank() + 1])
-            }
-            t if t.starts_with("ScaledMatmul_") => {
-                let parts: Vec<&str> = t["ScaledMatmul_".len()..].split('_').collect();
-                let [a, b, out] = parts[..] else {
-                    return Err(err("expected ScaledMatmul_<a>_<a>_<out>"));
-                };
-                let elem = match a {
-                    "e4m3fn" => PrimitiveType::F8E4M3FN,
-                    "e5m2" => PrimitiveType::F8E5M2,
-                    _ => return Err(err(format!("unknown element type {a}"))),
-                };
-                if b != a {
-                    return Err(err("lhs and rhs element types differ"));
-                }
-                let rt = instr.shape.element_type();
-                if out != suffix(rt) {
-                    return Err(err(format!("output suffix {out} for a {rt} result")));
-                }
-                if ops.len() != 5 {
-                    return Err(err(format!("takes 5 operands, has {}", ops.len())));
-                }
-                let m = meta_ints(ops[4])?;
-                let (l, r) = (arr(0)?, arr(1)?);
-                if m.len() != 7 || m[0] != l.rank() as i64 || m[1] != r.rank() as i64 {
-                    return Err(err(format!("meta {m:?} does not describe the operands")));
-                }
-                let opt = |v: i64| if v < 0 { vec![] } else { vec![v] };
-                let dd = DotDims {
-                    lhs_batch: opt(m[2]),
-                    rhs_batch: opt(m[3]),
-                    lhs_contract: vec![m[4]],
-                    rhs_contract: vec![m[5]],
-                };
-                block_scaled_dot(instr, l, r, arr(2)?, arr(3)?, &dd, elem)
-            }
+            t if t.starts_with("QuantizeMX_") => quantize_mx_suffixed_call(t, instr, ops),
+            t if t.starts_with("ScaledMatmul_") => scaled_matmul_call(t, instr, ops),
             t => activation(t, instr, ops),
         }
     })();
     r.map_err(with_target)
+}
+
+/// `QuantizeMX(x)` with its JSON config.
+fn quantize_mx_call(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let arr = |i: usize| super::operand(ops, i);
+    if ops.len() != 1 {
+        return Err(err(format!("takes 1 operand, has {}", ops.len())));
+    }
+    let cfg = json_config(instr)?;
+    let dtype = cfg
+        .get("dtype")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| err("backend_config needs \"dtype\""))?;
+    let elem = fp8_type(dtype)?;
+    let dim = cfg.get("dim").map(json_int).transpose()?.unwrap_or(0);
+    let block = cfg
+        .get("block_size")
+        .map(json_int)
+        .transpose()?
+        .unwrap_or(32);
+    let method = cfg
+        .get("scale_method")
+        .and_then(|v| v.as_str())
+        .unwrap_or("EMAX");
+    if method != "EMAX" {
+        return Err(err(format!("scale_method {method} is not implemented")));
+    }
+    quantize_mx(instr, arr(0)?, elem, dim, block)
+}
+
+/// `__op$block_scaled_dot(lhs, rhs, lhs_scale, rhs_scale)`.
+fn block_scaled_dot_call(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let arr = |i: usize| super::operand(ops, i);
+    if ops.len() != 4 {
+        return Err(err(format!("takes 4 operands, has {}", ops.len())));
+    }
+    let cfg = json_config_opt(instr)?.unwrap_or_default();
+    let cfg = cfg
+        .get("scaled_dot_backend_config")
+        .and_then(|v| v.as_object())
+        .cloned()
+        .unwrap_or(cfg);
+    let list = |k: &str| -> Result<Option<Vec<i64>>> {
+        match cfg.get(k) {
+            None => Ok(None),
+            Some(v) => v
+                .as_array()
+                .ok_or_else(|| err(format!("{k} is not a list")))?
+                .iter()
+                .map(json_int)
+                .collect::<Result<Vec<_>>>()
+                .map(Some),
+        }
+    };
+    let (l, r) = (arr(0)?, arr(1)?);
+    let lc = list("lhs_contracting_dimensions")?.unwrap_or_else(|| vec![l.rank() as i64 - 1]);
+    let rc = list("rhs_contracting_dimensions")?.unwrap_or_else(|| vec![r.rank() as i64 - 1]);
+    let elem = match cfg.get("element_dtype").and_then(|v| v.as_str()) {
+        None | Some("") => PrimitiveType::F8E5M2,
+        Some(s) => fp8_type(s)?,
+    };
+    let dd = DotDims {
+        lhs_batch: list("lhs_batch_dimensions")?.unwrap_or_default(),
+        rhs_batch: list("rhs_batch_dimensions")?.unwrap_or_default(),
+        lhs_contract: lc,
+        rhs_contract: rc,
+    };
+    block_scaled_dot(instr, l, r, arr(2)?, arr(3)?, &dd, elem)
+}
+
+/// `QuantizeMX_<in>_<out>(meta, x)`.
+fn quantize_mx_suffixed_call(t: &str, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let arr = |i: usize| super::operand(ops, i);
+    let parts: Vec<&str> = t["QuantizeMX_".len()..].split('_').collect();
+    let [inp, out] = parts[..] else {
+        return Err(err("expected QuantizeMX_<in>_<out>"));
+    };
+    if ops.len() != 2 {
+        return Err(err(format!(
+            "takes 2 operands (meta, x), has {}",
+            ops.len()
+        )));
+    }
+    let x = arr(1)?;
+    if inp == "bf16" && x.ty != PrimitiveType::Bf16 {
+        return Err(err(format!("input suffix bf16 for a {} operand", x.ty)));
+    }
+    let elem = match out {
+        "e5m2" => PrimitiveType::F8E5M2,
+        "e4m3fn" => PrimitiveType::F8E4M3FN,
+        _ => return Err(err(format!("unknown output type {out}"))),
+    };
+    let meta = meta_ints(ops[0])?;
+    if meta.len() != x.rank() + 3 {
+        return Err(err("meta is not (dims, dim, block_size, 0)"));
+    }
+    let dims: Vec<i64> = x.dims.iter().map(|&d| d as i64).collect();
+    if meta[..x.rank()] != dims[..] {
+        return Err(err(format!(
+            "meta dims {:?} do not match the operand {}",
+            &meta[..x.rank()],
+            x.shape_text()
+        )));
+    }
+    quantize_mx(instr, x, elem, meta[x.rank()], meta[x.rank() + 1])
+}
+
+/// `ScaledMatmul_<a>_<a>_<out>(lhs, rhs, lhs_scale, rhs_scale, meta)`.
+fn scaled_matmul_call(t: &str, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    let arr = |i: usize| super::operand(ops, i);
+    let parts: Vec<&str> = t["ScaledMatmul_".len()..].split('_').collect();
+    let [a, b, out] = parts[..] else {
+        return Err(err("expected ScaledMatmul_<a>_<a>_<out>"));
+    };
+    let elem = match a {
+        "e4m3fn" => PrimitiveType::F8E4M3FN,
+        "e5m2" => PrimitiveType::F8E5M2,
+        _ => return Err(err(format!("unknown element type {a}"))),
+    };
+    if b != a {
+        return Err(err("lhs and rhs element types differ"));
+    }
+    let rt = instr.shape.element_type();
+    if out != suffix(rt) {
+        return Err(err(format!("output suffix {out} for a {rt} result")));
+    }
+    if ops.len() != 5 {
+        return Err(err(format!("takes 5 operands, has {}", ops.len())));
+    }
+    let m = meta_ints(ops[4])?;
+    let (l, r) = (arr(0)?, arr(1)?);
+    if m.len() != 7 || m[0] != l.rank() as i64 || m[1] != r.rank() as i64 {
+        return Err(err(format!("meta {m:?} does not describe the operands")));
+    }
+    let opt = |v: i64| if v < 0 { vec![] } else { vec![v] };
+    let dd = DotDims {
+        lhs_batch: opt(m[2]),
+        rhs_batch: opt(m[3]),
+        lhs_contract: vec![m[4]],
+        rhs_contract: vec![m[5]],
+    };
+    block_scaled_dot(instr, l, r, arr(2)?, arr(3)?, &dd, elem)
 }
 
 fn suffix(ty: PrimitiveType) -> &'static str {
@@ -406,7 +420,7 @@ fn activation(target: &str, instr: &Instruction, ops: &[&Value]) -> Result<Value
         }
         _ if ACTIVATIONS.contains(&target) => (target, None),
         _ => {
-            return Err(err(format!(
+            return Err(super::unsupported(format!(
                 "unknown custom-call target {target:?}: the interpreter does not implement it"
             )))
         }

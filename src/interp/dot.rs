@@ -3,20 +3,221 @@
 //! Operands are permuted to `[batch, m, k]` and `[batch, k, n]` and
 //! multiplied with `matrixmultiply`'s blocked GEMM: f32 operands in f32
 //! (as XLA:CPU does), everything else in f64 (exact products of narrow
-//! floats, then one rounding to the result type). Integer dots wrap.
+//! floats, then one rounding to the result type). Integer dots wrap;
+//! complex dots multiply in c128 and round once.
+//!
+//! `ragged-dot` is a dot per group of rows (or of the contracting
+//! dimension) given by its `group_sizes` operand, see [`ragged_dot`].
 
-use super::array::{element_count, Array, Data};
-use super::attrs::dim_index;
+use super::array::{element_count, shape_dims, Array, Data, Value};
+use super::attrs::{self, dim_index};
 use super::convert::{from_f32_vec, from_f64_vec, to_f64_vec};
-use super::shape_ops::transpose;
-use super::{err, Result};
-use crate::ir::PrimitiveType;
+use super::shape_ops::{concatenate, dynamic_update_slice, reshape, slice, transpose};
+use super::{err, expect_operands, operand, Result};
+use crate::ir::{Instruction, PrimitiveType};
 
 pub struct DotDims {
     pub lhs_batch: Vec<i64>,
     pub lhs_contract: Vec<i64>,
     pub rhs_batch: Vec<i64>,
     pub rhs_contract: Vec<i64>,
+}
+
+impl DotDims {
+    pub fn from_instr(instr: &Instruction) -> Result<DotDims> {
+        Ok(DotDims {
+            lhs_batch: attrs::int_list(instr, "lhs_batch_dims")?,
+            lhs_contract: attrs::int_list(instr, "lhs_contracting_dims")?,
+            rhs_batch: attrs::int_list(instr, "rhs_batch_dims")?,
+            rhs_contract: attrs::int_list(instr, "rhs_contracting_dims")?,
+        })
+    }
+}
+
+/// The `dot` instruction.
+pub fn eval(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
+    expect_operands(instr, ops, 2)?;
+    let dd = DotDims::from_instr(instr)?;
+    dot(
+        operand(ops, 0)?,
+        operand(ops, 1)?,
+        &dd,
+        instr.shape.element_type(),
+    )
+}
+
+/// `scaled-dot(lhs, rhs, lhs_scale, rhs_scale)`: the dot of the operands
+/// dequantized by their scales. A scale has its operand's rank and each of
+/// its dimensions divides the operand's; one scale element multiplies the
+/// block of `operand_dim / scale_dim` elements it covers in every
+/// dimension (a block of 32 along the contracting dimension for MX
+/// formats). The products are exact in f64 and the dot rounds once.
+pub fn scaled_dot(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
+    expect_operands(instr, ops, 4)?;
+    let dd = DotDims::from_instr(instr)?;
+    let lhs = dequantize(operand(ops, 0)?, operand(ops, 2)?)?;
+    let rhs = dequantize(operand(ops, 1)?, operand(ops, 3)?)?;
+    dot(&lhs, &rhs, &dd, instr.shape.element_type())
+}
+
+/// `x * scale`, each scale element over its block of x, as f64.
+fn dequantize(x: &Array, scale: &Array) -> Result<Array> {
+    if scale.rank() != x.rank()
+        || x.dims
+            .iter()
+            .zip(&scale.dims)
+            .any(|(&o, &s)| s == 0 || o % s != 0)
+        || !(x.ty.is_float() && scale.ty.is_float())
+    {
+        return Err(err(format!(
+            "scaled-dot: scale {} does not divide the operand {} into blocks",
+            scale.shape_text(),
+            x.shape_text()
+        )));
+    }
+    let block: Vec<usize> = x
+        .dims
+        .iter()
+        .zip(&scale.dims)
+        .map(|(&o, &s)| o / s)
+        .collect();
+    let xs = super::array::strides(&x.dims);
+    let ss = super::array::strides(&scale.dims);
+    let (xv, sv) = (to_f64_vec(&x.data, x.ty), to_f64_vec(&scale.data, scale.ty));
+    let v: Vec<f64> = (0..xv.len())
+        .map(|i| {
+            let si: usize = (0..x.rank())
+                .map(|d| (i / xs[d] % x.dims[d]) / block[d] * ss[d])
+                .sum();
+            xv[i] * sv[si]
+        })
+        .collect();
+    Array::new(PrimitiveType::F64, x.dims.clone(), Data::F64(v))
+}
+
+/// `ragged-dot(lhs, rhs, group_sizes)`, by where `lhs_ragged_dims` is:
+///
+/// - a free (non-contracting) lhs dimension: its rows are cut into
+///   consecutive groups of `group_sizes`; group j is multiplied by
+///   `rhs[j]` (`rhs_group_dims` names that dimension of rhs); rows past
+///   the groups are 0;
+/// - a contracting dimension: the result gains a leading group dimension,
+///   and group j contracts only its part of that dimension;
+/// - a batch dimension: every batch element is in one group, so it is the
+///   plain batched dot.
+pub fn ragged_dot(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
+    expect_operands(instr, ops, 3)?;
+    let (lhs, rhs, sizes) = (operand(ops, 0)?, operand(ops, 1)?, operand(ops, 2)?);
+    let dd = DotDims::from_instr(instr)?;
+    let out_ty = instr.shape.element_type();
+    let ragged = attrs::int_list_req(instr, "lhs_ragged_dims")?;
+    let [r] = ragged[..] else {
+        return Err(err("ragged-dot needs exactly one lhs_ragged_dims"));
+    };
+    let r = dim_index(r, lhs.rank(), "lhs_ragged_dims")?;
+    if sizes.rank() != 1 {
+        return Err(super::unsupported(format!(
+            "ragged-dot: group_sizes {} is not a vector (batched group sizes are not supported)",
+            sizes.shape_text()
+        )));
+    }
+    let groups: Vec<i64> = (0..sizes.len())
+        .map(|i| sizes.index_at(i))
+        .collect::<Result<_>>()?;
+    let bounds = |len: usize| -> Vec<(usize, usize)> {
+        let mut start = 0usize;
+        groups
+            .iter()
+            .map(|&g| {
+                let s = start.min(len);
+                start = start.saturating_add(g.max(0) as usize);
+                (s, start.min(len))
+            })
+            .collect()
+    };
+    let cut = |a: &Array, d: usize, lo: usize, hi: usize| -> Result<Array> {
+        let spec: Vec<(i64, i64, i64)> = (0..a.rank())
+            .map(|k| {
+                if k == d {
+                    (lo as i64, hi as i64, 1)
+                } else {
+                    (0, a.dims[k] as i64, 1)
+                }
+            })
+            .collect();
+        slice(a, &spec)
+    };
+    let in_batch = dd.lhs_batch.iter().any(|&b| b as usize == r);
+    let in_contract = dd.lhs_contract.iter().any(|&c| c as usize == r);
+    if in_batch {
+        return dot(lhs, rhs, &dd, out_ty);
+    }
+    let out_dims = shape_dims(&instr.shape)?;
+    if in_contract {
+        // Group j: lhs and rhs cut to its part of the contracting dims.
+        let k = dd
+            .lhs_contract
+            .iter()
+            .position(|&c| c as usize == r)
+            .unwrap_or(0);
+        let rc = dim_index(dd.rhs_contract[k], rhs.rank(), "rhs_contracting_dims")?;
+        let mut parts = Vec::new();
+        for (lo, hi) in bounds(lhs.dims[r]) {
+            let p = dot(&cut(lhs, r, lo, hi)?, &cut(rhs, rc, lo, hi)?, &dd, out_ty)?;
+            let mut d = vec![1];
+            d.extend(&p.dims);
+            parts.push(reshape(&p, &d)?);
+        }
+        let refs: Vec<&Array> = parts.iter().collect();
+        return concatenate(&refs, 0);
+    }
+    // Ragged rows: rhs loses its group dimension for each group's dot.
+    let gdim = match &attrs::int_list(instr, "rhs_group_dims")?[..] {
+        [g] => dim_index(*g, rhs.rank(), "rhs_group_dims")?,
+        _ => return Err(err("ragged-dot with ragged rows needs one rhs_group_dims")),
+    };
+    if rhs.dims[gdim] != groups.len() {
+        return Err(err(format!(
+            "ragged-dot: {} groups, rhs dimension {gdim} has {}",
+            groups.len(),
+            rhs.dims[gdim]
+        )));
+    }
+    let shift = |v: &[i64]| -> Vec<i64> {
+        v.iter()
+            .map(|&d| if d as usize > gdim { d - 1 } else { d })
+            .collect()
+    };
+    let inner = DotDims {
+        lhs_batch: dd.lhs_batch.clone(),
+        lhs_contract: dd.lhs_contract.clone(),
+        rhs_batch: shift(&dd.rhs_batch),
+        rhs_contract: shift(&dd.rhs_contract),
+    };
+    let mut rdims = rhs.dims.clone();
+    rdims.remove(gdim);
+    // Where the ragged dimension lands in the result: after the batch
+    // dims, among lhs's free dims.
+    let free_before = (0..r)
+        .filter(|d| !dd.lhs_batch.contains(&(*d as i64)) && !dd.lhs_contract.contains(&(*d as i64)))
+        .count();
+    let at = dd.lhs_batch.len() + free_before;
+    let mut out = Array::new(
+        out_ty,
+        out_dims.clone(),
+        Data::zeros(out_ty, element_count(&out_dims)?)?,
+    )?;
+    for (j, (lo, hi)) in bounds(lhs.dims[r]).into_iter().enumerate() {
+        if lo == hi {
+            continue;
+        }
+        let rj = reshape(&cut(rhs, gdim, j, j + 1)?, &rdims)?;
+        let p = dot(&cut(lhs, r, lo, hi)?, &rj, &inner, out_ty)?;
+        let mut starts = vec![0i64; out_dims.len()];
+        starts[at] = lo as i64;
+        out = dynamic_update_slice(&out, &p, &starts)?;
+    }
+    Ok(out)
 }
 
 /// Which dims are free (neither batch nor contracting), in order.
@@ -94,6 +295,9 @@ pub fn dot(lhs: &Array, rhs: &Array, dd: &DotDims, out_ty: PrimitiveType) -> Res
             from_f32_vec(out_ty, c)?
         }
         (Data::S(x), Data::S(y)) => int_dot(b, m, k, n, x, y, out_ty)?,
+        (Data::C64(_) | Data::C128(_), _) | (_, Data::C64(_) | Data::C128(_)) => {
+            complex_dot(b, m, k, n, &lt, &rt, out_ty)?
+        }
         (Data::U(x), Data::U(y)) => {
             let x: Vec<i64> = x.iter().map(|&v| v as i64).collect();
             let y: Vec<i64> = y.iter().map(|&v| v as i64).collect();
@@ -117,6 +321,39 @@ pub fn dot(lhs: &Array, rhs: &Array, dd: &DotDims, out_ty: PrimitiveType) -> Res
         }
     };
     Array::new(out_ty, out_dims, data)
+}
+
+/// Complex dot products in c128, rounded once (both operands complex;
+/// XLA's dot does not mix complex and real operands).
+fn complex_dot(
+    b: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+    lt: &Array,
+    rt: &Array,
+    out_ty: PrimitiveType,
+) -> Result<Data> {
+    if !(lt.ty.is_complex() && rt.ty.is_complex() && out_ty.is_complex()) {
+        return Err(err(format!(
+            "dot of {} and {} to {out_ty}: complex and real operands do not mix",
+            lt.ty, rt.ty
+        )));
+    }
+    let x = super::complex::to_c128(&lt.data);
+    let y = super::complex::to_c128(&rt.data);
+    let mut c = vec![num_complex::Complex64::new(0.0, 0.0); b * m * n];
+    for bi in 0..b {
+        for i in 0..m {
+            for p in 0..k {
+                let a = x[bi * m * k + i * k + p];
+                for j in 0..n {
+                    c[bi * m * n + i * n + j] += a * y[bi * k * n + p * n + j];
+                }
+            }
+        }
+    }
+    super::complex::from_c128(out_ty, c)
 }
 
 fn int_dot(

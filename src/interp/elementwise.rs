@@ -5,10 +5,11 @@
 //! what XLA:CPU does). Integers wrap at their width; division by zero and
 //! over-wide shifts follow XLA's definitions.
 
+use super::array::{shape_dims, Value};
 use super::array::{storage, wrap_s, wrap_u, Array, Data, Storage};
 use super::convert::{from_f32_vec, to_f32_vec, to_f64_vec};
-use super::{err, Result};
-use crate::ir::{ComparisonDirection, ComparisonType, Opcode, PrimitiveType};
+use super::{err, expect_operands, operand, Result};
+use crate::ir::{ComparisonDirection, ComparisonType, Instruction, Opcode, PrimitiveType};
 use std::cmp::Ordering;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,6 +109,77 @@ impl UnOp {
             Opcode::Clz => UnOp::Clz,
             _ => return None,
         })
+    }
+}
+
+/// The ops [`eval`] evaluates: one result element per operand element.
+pub fn handles(op: Opcode) -> bool {
+    BinOp::from_opcode(op).is_some()
+        || UnOp::from_opcode(op).is_some()
+        || matches!(
+            op,
+            Opcode::IsFinite
+                | Opcode::Compare
+                | Opcode::Select
+                | Opcode::Clamp
+                | Opcode::Convert
+                | Opcode::BitcastConvert
+                | Opcode::Complex
+                | Opcode::Real
+                | Opcode::Imag
+                | Opcode::ReducePrecision
+                | Opcode::StochasticConvert
+        )
+}
+
+/// Evaluates an elementwise op (see [`handles`]).
+pub fn eval(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
+    let op = instr.opcode;
+    let n = match op {
+        Opcode::Select | Opcode::Clamp => 3,
+        Opcode::Compare | Opcode::Complex | Opcode::StochasticConvert => 2,
+        _ if BinOp::from_opcode(op).is_some() => 2,
+        _ => 1,
+    };
+    expect_operands(instr, ops, n)?;
+    let a = |i: usize| operand(ops, i);
+    let out_ty = instr.shape.element_type();
+    if let Some(b) = BinOp::from_opcode(op) {
+        return binary(b, a(0)?, a(1)?);
+    }
+    if let Some(u) = UnOp::from_opcode(op) {
+        return unary(u, a(0)?);
+    }
+    match op {
+        Opcode::IsFinite => is_finite(a(0)?),
+        Opcode::Compare => {
+            let d = instr
+                .comparison_direction()
+                .ok_or_else(|| err("compare without direction"))?;
+            compare(a(0)?, a(1)?, d, instr.comparison_type())
+        }
+        Opcode::Select => select(a(0)?, a(1)?, a(2)?),
+        Opcode::Clamp => clamp(a(0)?, a(1)?, a(2)?),
+        Opcode::Convert => super::convert::convert(a(0)?, out_ty),
+        Opcode::BitcastConvert => {
+            super::convert::bitcast_convert(a(0)?, out_ty, shape_dims(&instr.shape)?)
+        }
+        Opcode::Complex => super::complex::make(a(0)?, a(1)?),
+        Opcode::Real => super::complex::part(a(0)?, false),
+        Opcode::Imag => super::complex::part(a(0)?, true),
+        Opcode::ReducePrecision => {
+            let bits = |k: &str| -> Result<u32> {
+                crate::interp::attrs::int_attr(instr, k)?
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| err(format!("reduce-precision without {k}")))
+            };
+            super::convert::reduce_precision(a(0)?, bits("exponent_bits")?, bits("mantissa_bits")?)
+        }
+        Opcode::StochasticConvert => super::convert::stochastic_convert(a(0)?, a(1)?, out_ty),
+        _ => Err(err(format!(
+            "internal error: {} is not elementwise",
+            op.name()
+        ))),
     }
 }
 
@@ -317,12 +389,27 @@ pub fn ubin(op: BinOp, a: u64, b: u64, bits: u32) -> Result<u64> {
                     a << b
                 }
             }
-            BinOp::ShrL | BinOp::ShrA => {
+            BinOp::ShrL => {
                 if b >= u64::from(bits) {
                     0
                 } else {
                     a >> b
                 }
+            }
+            BinOp::ShrA => {
+                // XLA shifts the bits as a signed value of the same width:
+                // u8 0xDE >> 2 is 0xF7; past the width, all sign bits.
+                let sa = wrap_s(a as i64, bits);
+                let shifted = if b >= u64::from(bits) {
+                    if sa < 0 {
+                        -1
+                    } else {
+                        0
+                    }
+                } else {
+                    sa >> b
+                };
+                shifted as u64
             }
             BinOp::Atan2 => return Err(err("atan2 is not defined on integers")),
         },
@@ -374,6 +461,7 @@ pub fn binary(op: BinOp, a: &Array, b: &Array) -> Result<Array> {
                 .map(|(&p, &q)| pbin(op, p, q))
                 .collect::<Result<_>>()?,
         ),
+        (Data::C64(_), _) | (Data::C128(_), _) => return super::complex::binary(op, a, b),
         _ => {
             // f16, bf16, narrow floats: in f32, rounded back.
             let x = to_f32_vec(&a.data, a.ty);
@@ -506,6 +594,7 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
             UnOp::Abs | UnOp::Sign => Data::Pred(x.clone()),
             _ => return Err(err(format!("{op:?} is not defined on pred"))),
         },
+        Data::C64(_) | Data::C128(_) => return super::complex::unary(op, a),
         _ => {
             let x = to_f32_vec(&a.data, a.ty);
             let r = x
@@ -540,6 +629,17 @@ pub fn total_key(x: f64) -> i64 {
     b ^ (((b >> 63) as u64) >> 1) as i64
 }
 
+/// `compare(x, y)` of two exact float values, as [`compare`] does for a
+/// float type with comparison type `t` (partial order, or TOTALORDER).
+#[inline]
+pub fn holds_f64(d: ComparisonDirection, t: ComparisonType, x: f64, y: f64) -> bool {
+    if t == ComparisonType::TotalOrder {
+        dir_holds(d, Some(total_key(x).cmp(&total_key(y))))
+    } else {
+        dir_holds(d, x.partial_cmp(&y))
+    }
+}
+
 #[inline]
 fn dir_holds(d: ComparisonDirection, o: Option<Ordering>) -> bool {
     use ComparisonDirection as D;
@@ -564,6 +664,10 @@ pub fn compare(
     t: Option<ComparisonType>,
 ) -> Result<Array> {
     same_dims(a, b, "compare")?;
+    if a.ty.is_complex() {
+        let out = super::complex::compare(a, b, d)?;
+        return Array::new(PrimitiveType::Pred, a.dims.clone(), Data::Pred(out));
+    }
     let t = t.unwrap_or_else(|| ComparisonType::default_for(a.ty));
     let bits = a.ty.bit_width();
     let out: Vec<bool> = match (&a.data, &b.data, t) {

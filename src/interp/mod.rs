@@ -27,22 +27,27 @@ pub mod batchnorm;
 pub mod check;
 pub mod cli;
 pub mod collective;
+pub mod complex;
+pub mod control;
 pub mod convert;
+pub mod convolution;
 pub mod custom;
 pub mod dot;
 pub mod elementwise;
+pub mod fft;
+pub mod linalg;
 pub mod npy;
 pub mod random;
 pub mod reduce;
 pub mod region;
 pub mod rng_bits;
+pub mod select_scatter;
 pub mod shape_ops;
 pub mod sort;
 
 use crate::ir::literal::Literal;
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode};
 use crate::util::FxMap;
-use array::shape_dims;
 pub use array::{Array, Data, Value};
 pub use collective::{evaluate_devices, Topology};
 use std::cell::{OnceCell, RefCell};
@@ -50,9 +55,26 @@ use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
 
+/// Why an evaluation failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The module or its inputs are wrong (shapes that do not fit, a bad
+    /// attribute, ...), or the interpreter has a bug.
+    Invalid,
+    /// The interpreter does not evaluate this (an op or form it lacks, an
+    /// unknown custom-call target, an elided constant, a dynamic shape, a
+    /// collective that needs other devices): a fact about the interpreter,
+    /// not about the module.
+    Unsupported,
+    /// A size limit: an array past [`array::MAX_ELEMENTS`], a `while` past
+    /// its iteration limit.
+    Limit,
+}
+
 /// An evaluation failure: what went wrong, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvalError {
+    pub kind: ErrorKind,
     pub message: String,
     pub computation: Option<String>,
     pub instruction: Option<String>,
@@ -71,10 +93,27 @@ impl From<std::io::Error> for EvalError {
 /// An error with no location yet; the evaluator adds the instruction.
 pub fn err(message: impl Into<String>) -> EvalError {
     EvalError {
+        kind: ErrorKind::Invalid,
         message: message.into(),
         computation: None,
         instruction: None,
         callers: Vec::new(),
+    }
+}
+
+/// Something the interpreter does not evaluate ([`ErrorKind::Unsupported`]).
+pub fn unsupported(message: impl Into<String>) -> EvalError {
+    EvalError {
+        kind: ErrorKind::Unsupported,
+        ..err(message)
+    }
+}
+
+/// A size limit was hit ([`ErrorKind::Limit`]).
+pub fn limit(message: impl Into<String>) -> EvalError {
+    EvalError {
+        kind: ErrorKind::Limit,
+        ..err(message)
     }
 }
 
@@ -430,7 +469,7 @@ impl<'m> Interpreter<'m> {
         }
     }
 
-    fn called(&self, instr: &Instruction, key: &str) -> Result<CompId> {
+    pub(crate) fn called(&self, instr: &Instruction, key: &str) -> Result<CompId> {
         match instr.attr(key) {
             Some(crate::ir::AttrValue::Comp(c)) => Ok(*c),
             Some(crate::ir::AttrValue::Comps(cs)) if cs.len() == 1 => Ok(cs[0]),
@@ -438,391 +477,154 @@ impl<'m> Interpreter<'m> {
         }
     }
 
-    fn eval_instr(
+    /// Evaluates one instruction: a dispatcher to each op family's file.
+    pub(crate) fn eval_instr(
         &self,
         comp: &Computation,
         instr: &Instruction,
         ops: &[&Value],
         args: &[Value],
     ) -> Result<Value> {
-        use elementwise as ew;
-        let arr = |i: usize| -> Result<&Arc<Array>> {
-            ops.get(i)
-                .ok_or_else(|| err(format!("missing operand {i}")))?
-                .as_array()
-        };
-        let nops = |n: usize| -> Result<()> {
-            if ops.len() != n {
-                return Err(err(format!(
-                    "{} takes {n} operands, has {}",
-                    instr.opcode.name(),
-                    ops.len()
-                )));
-            }
-            Ok(())
-        };
-        let out_ty = instr.shape.element_type();
+        use Opcode as O;
         let op = instr.opcode;
-        if let Some(b) = ew::BinOp::from_opcode(op) {
-            nops(2)?;
-            return Ok(Value::array(ew::binary(b, arr(0)?, arr(1)?)?));
+        if elementwise::handles(op) {
+            return elementwise::eval(instr, ops).map(Value::array);
         }
-        if let Some(u) = ew::UnOp::from_opcode(op) {
-            nops(1)?;
-            return Ok(Value::array(ew::unary(u, arr(0)?)?));
+        if shape_ops::handles(op) {
+            return shape_ops::eval(comp, instr, ops).map(Value::array);
         }
-        let v = match op {
-            Opcode::Parameter => {
-                let n = instr
-                    .parameter_number()
-                    .and_then(|n| usize::try_from(n).ok())
-                    .ok_or_else(|| err("bad parameter number"))?;
-                let v = args.get(n).ok_or_else(|| {
-                    err(format!(
-                        "parameter {n} has no argument ({} given)",
-                        args.len()
-                    ))
-                })?;
-                return Ok(v.clone());
+        if collective::is_collective(op) {
+            return self.collective_alone(instr, ops);
+        }
+        match op {
+            O::Parameter => parameter(instr, args),
+            O::Constant => instr
+                .literal()
+                .ok_or_else(|| err("constant without a value"))
+                .and_then(Value::from_literal),
+            O::Copy | O::OptimizationBarrier | O::Domain => {
+                expect_operands(instr, ops, 1)?;
+                Ok(ops[0].clone())
             }
-            Opcode::Constant => {
-                let lit = instr
-                    .literal()
-                    .ok_or_else(|| err("constant without a value"))?;
-                return Value::from_literal(lit);
+            O::AddDependency => ops
+                .first()
+                .map(|v| (*v).clone())
+                .ok_or_else(|| err("add-dependency without an operand")),
+            O::AfterAll => Ok(Value::Token),
+            O::Tuple => Ok(Value::Tuple(ops.iter().map(|v| (*v).clone()).collect())),
+            O::GetTupleElement => get_tuple_element(instr, ops),
+            O::Dot => dot::eval(instr, ops).map(Value::array),
+            O::RaggedDot => dot::ragged_dot(instr, ops).map(Value::array),
+            O::ScaledDot => dot::scaled_dot(instr, ops).map(Value::array),
+            O::Convolution => convolution::eval(instr, ops).map(Value::array),
+            O::Fft => fft::eval(instr, ops).map(Value::array),
+            O::Cholesky => linalg::cholesky_op(instr, ops).map(Value::array),
+            O::TriangularSolve => linalg::triangular_solve_op(instr, ops).map(Value::array),
+            O::Scatter => reduce::scatter(self, instr, ops),
+            O::Reduce => reduce::reduce(self, instr, ops),
+            O::ReduceWindow => reduce::reduce_window(self, instr, ops),
+            O::SelectAndScatter => select_scatter::select_and_scatter(self, instr, ops),
+            O::Map => reduce::map(self, instr, ops),
+            O::Sort => sort::sort(self, instr, ops),
+            O::TopK => sort::topk_op(instr, ops),
+            O::Call
+            | O::Fusion
+            | O::While
+            | O::Conditional
+            | O::Scan
+            | O::AsyncStart
+            | O::AsyncUpdate
+            | O::AsyncDone
+            | O::CopyStart
+            | O::CopyDone => control::eval(self, comp, instr, ops, args),
+            O::CustomCall => custom::custom_call(self, instr, ops),
+            O::RngBitGenerator => rng_bits::eval(instr, ops),
+            O::Rng => random::rng_op(instr, ops).map(Value::array),
+            O::AllReduceDone | O::AllGatherDone | O::CollectivePermuteDone => {
+                collective::done(instr, ops)
             }
-            Opcode::Copy | Opcode::OptimizationBarrier | Opcode::Domain => {
-                nops(1)?;
-                return Ok(ops[0].clone());
-            }
-            Opcode::AddDependency => {
-                return ops
-                    .first()
-                    .map(|v| (*v).clone())
-                    .ok_or_else(|| err("add-dependency without an operand"))
-            }
-            Opcode::AfterAll => return Ok(Value::Token),
-            Opcode::Tuple => return Ok(Value::Tuple(ops.iter().map(|v| (*v).clone()).collect())),
-            Opcode::GetTupleElement => {
-                nops(1)?;
-                let i = instr
-                    .int_attr("index")
-                    .ok_or_else(|| err("get-tuple-element without index"))?;
-                let t = ops[0].tuple_elements()?;
-                return usize::try_from(i)
-                    .ok()
-                    .and_then(|i| t.get(i))
-                    .cloned()
-                    .ok_or_else(|| err(format!("tuple index {i} out of range ({})", t.len())));
-            }
-            Opcode::IsFinite => {
-                nops(1)?;
-                ew::is_finite(arr(0)?)?
-            }
-            Opcode::Compare => {
-                nops(2)?;
-                let d = instr
-                    .comparison_direction()
-                    .ok_or_else(|| err("compare without direction"))?;
-                ew::compare(arr(0)?, arr(1)?, d, instr.comparison_type())?
-            }
-            Opcode::Select => {
-                nops(3)?;
-                ew::select(arr(0)?, arr(1)?, arr(2)?)?
-            }
-            Opcode::Clamp => {
-                nops(3)?;
-                ew::clamp(arr(0)?, arr(1)?, arr(2)?)?
-            }
-            Opcode::Convert => {
-                nops(1)?;
-                convert::convert(arr(0)?, out_ty)?
-            }
-            Opcode::BitcastConvert => {
-                nops(1)?;
-                convert::bitcast_convert(arr(0)?, out_ty, shape_dims(&instr.shape)?)?
-            }
-            Opcode::Broadcast => {
-                nops(1)?;
-                let dims = instr.dimensions().unwrap_or(&[]);
-                shape_ops::broadcast(arr(0)?, &shape_dims(&instr.shape)?, dims)?
-            }
-            Opcode::Reshape => {
-                nops(1)?;
-                shape_ops::reshape(arr(0)?, &shape_dims(&instr.shape)?)?
-            }
-            Opcode::Bitcast => {
-                nops(1)?;
-                // The operand's declared shape carries its layout.
-                let from = &comp.instr(instr.operand(0)).shape;
-                shape_ops::bitcast(arr(0)?, from, &instr.shape)?
-            }
-            Opcode::Transpose => {
-                nops(1)?;
-                let a = arr(0)?;
-                let perm: Vec<usize> = instr
-                    .dimensions()
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|&d| attrs::dim_index(d, a.rank(), "transpose dimension"))
-                    .collect::<Result<_>>()?;
-                shape_ops::transpose(a, &perm)?
-            }
-            Opcode::Slice => {
-                nops(1)?;
-                shape_ops::slice(arr(0)?, &attrs::slice_attr(instr)?)?
-            }
-            Opcode::DynamicSlice => {
-                let a = arr(0)?;
-                let starts = scalar_indices(&ops[1..])?;
-                let sizes: Vec<usize> = attrs::int_list_req(instr, "dynamic_slice_sizes")?
-                    .iter()
-                    .map(|&s| usize::try_from(s).map_err(|_| err("negative slice size")))
-                    .collect::<Result<_>>()?;
-                shape_ops::dynamic_slice(a, &starts, &sizes)?
-            }
-            Opcode::DynamicUpdateSlice => {
-                if ops.len() < 2 {
-                    return Err(err("dynamic-update-slice needs an update"));
-                }
-                let starts = scalar_indices(&ops[2..])?;
-                shape_ops::dynamic_update_slice(arr(0)?, arr(1)?, &starts)?
-            }
-            Opcode::Concatenate => {
-                let parts = (0..ops.len())
-                    .map(|i| arr(i).map(|a| &**a))
-                    .collect::<Result<Vec<_>>>()?;
-                let d = instr
-                    .dimensions()
-                    .and_then(|d| d.first().copied())
-                    .unwrap_or(-1);
-                let rank = parts.first().map_or(0, |a| a.rank());
-                shape_ops::concatenate(&parts, attrs::dim_index(d, rank, "concatenate dimension")?)?
-            }
-            Opcode::Pad => {
-                nops(2)?;
-                shape_ops::pad(arr(0)?, arr(1)?, &attrs::padding_attr(instr)?)?
-            }
-            Opcode::Iota => {
-                let d = instr
-                    .int_attr("iota_dimension")
-                    .ok_or_else(|| err("iota without iota_dimension"))?;
-                let dims = shape_dims(&instr.shape)?;
-                let rank = dims.len();
-                shape_ops::iota(out_ty, &dims, attrs::dim_index(d, rank, "iota dimension")?)?
-            }
-            Opcode::Reverse => {
-                nops(1)?;
-                shape_ops::reverse(arr(0)?, instr.dimensions().unwrap_or(&[]))?
-            }
-            Opcode::Dot => {
-                nops(2)?;
-                let dd = dot::DotDims {
-                    lhs_batch: attrs::int_list(instr, "lhs_batch_dims")?,
-                    lhs_contract: attrs::int_list(instr, "lhs_contracting_dims")?,
-                    rhs_batch: attrs::int_list(instr, "rhs_batch_dims")?,
-                    rhs_contract: attrs::int_list(instr, "rhs_contracting_dims")?,
-                };
-                dot::dot(arr(0)?, arr(1)?, &dd, out_ty)?
-            }
-            Opcode::Gather => {
-                nops(2)?;
-                let us = |k: &str, req: bool| -> Result<Vec<usize>> {
-                    let v = if req {
-                        attrs::int_list_req(instr, k)?
-                    } else {
-                        attrs::int_list(instr, k)?
-                    };
-                    v.iter()
-                        .map(|&x| usize::try_from(x).map_err(|_| err(format!("negative {k}"))))
-                        .collect()
-                };
-                let g = shape_ops::GatherDims {
-                    offset_dims: us("offset_dims", false)?,
-                    collapsed_slice_dims: us("collapsed_slice_dims", false)?,
-                    start_index_map: us("start_index_map", false)?,
-                    index_vector_dim: attrs::int_attr(instr, "index_vector_dim")?
-                        .and_then(|v| usize::try_from(v).ok())
-                        .ok_or_else(|| err("gather without index_vector_dim"))?,
-                    operand_batching_dims: us("operand_batching_dims", false)?,
-                    start_indices_batching_dims: us("start_indices_batching_dims", false)?,
-                    slice_sizes: us("slice_sizes", true)?,
-                };
-                shape_ops::gather(arr(0)?, arr(1)?, &g, &shape_dims(&instr.shape)?)?
-            }
-            Opcode::Scatter => return reduce::scatter(self, instr, ops),
-            Opcode::Reduce => return reduce::reduce(self, instr, ops),
-            Opcode::ReduceWindow => return reduce::reduce_window(self, instr, ops),
-            Opcode::Map => return reduce::map(self, instr, ops),
-            Opcode::Sort => return sort::sort(self, instr, ops),
-            Opcode::TopK => return sort::topk_op(instr, ops),
-            Opcode::Call => {
-                let c = self.called(instr, "to_apply")?;
-                return self.call_with(c, ops);
-            }
-            Opcode::Fusion => {
-                let c = self.called(instr, "calls")?;
-                return self.call_with(c, ops);
-            }
-            Opcode::While => {
-                nops(1)?;
-                let cond = self.called(instr, "condition")?;
-                let body = self.called(instr, "body")?;
-                let mut state = ops[0].clone();
-                let mut n = 0u64;
-                loop {
-                    let c = self.call(cond, std::slice::from_ref(&state))?;
-                    let c = c.as_array()?;
-                    match &c.data {
-                        Data::Pred(v) if v.len() == 1 => {
-                            if !v[0] {
-                                break;
-                            }
-                        }
-                        _ => return Err(err("while condition did not return pred[]")),
-                    }
-                    n += 1;
-                    if n > self.options.max_while_iterations {
-                        return Err(err(format!(
-                            "while loop ran more than {} iterations",
-                            self.options.max_while_iterations
-                        )));
-                    }
-                    state = self.call(body, std::slice::from_ref(&state))?;
-                }
-                return Ok(state);
-            }
-            Opcode::Conditional => {
-                let sel = arr(0)?;
-                let branches: Vec<CompId> = match instr.attr("branch_computations") {
-                    Some(crate::ir::AttrValue::Comps(cs)) => cs.to_vec(),
-                    _ => vec![
-                        self.called(instr, "true_computation")?,
-                        self.called(instr, "false_computation")?,
-                    ],
-                };
-                if branches.is_empty() || ops.len() != branches.len() + 1 {
-                    return Err(err(format!(
-                        "conditional with {} branches has {} operands",
-                        branches.len(),
-                        ops.len()
-                    )));
-                }
-                let b = match &sel.data {
-                    // pred: true runs the first branch.
-                    Data::Pred(v) if v.len() == 1 => usize::from(!v[0]),
-                    _ if sel.len() == 1 => {
-                        // Out-of-range indices run the last branch.
-                        let i = sel.index_at(0)?;
-                        usize::try_from(i)
-                            .ok()
-                            .filter(|&i| i < branches.len())
-                            .unwrap_or(branches.len() - 1)
-                    }
-                    _ => return Err(err("conditional selector is not a scalar")),
-                };
-                return self.call(branches[b], std::slice::from_ref(ops[b + 1]));
-            }
-            Opcode::CustomCall => return custom::custom_call(self, instr, ops),
-            Opcode::RngBitGenerator => {
-                nops(1)?;
-                let alg = match instr.attr("algorithm") {
-                    Some(crate::ir::AttrValue::RngAlgorithm(a)) => {
-                        rng_bits::Algorithm::from_attr(a.name())?
-                    }
-                    _ => rng_bits::Algorithm::Philox,
-                };
-                let st = arr(0)?;
-                let state: Vec<u64> = match (&st.data, st.ty, st.rank()) {
-                    (Data::U(v), crate::ir::PrimitiveType::U64, 1) => v.clone(),
-                    _ => {
-                        return Err(err(format!(
-                            "rng-bit-generator state is {}, not u64[n]",
-                            st.shape_text()
-                        )))
-                    }
-                };
-                let out = instr
-                    .shape
-                    .tuple_elements()
-                    .and_then(|t| t.get(1))
-                    .ok_or_else(|| err("rng-bit-generator shape is not a (state, bits) tuple"))?;
-                let (new_state, bits) = rng_bits::rng_bit_generator(
-                    alg,
-                    &state,
-                    out.element_type(),
-                    &shape_dims(out)?,
-                )?;
-                let n = new_state.len();
-                let st = Array::new(st.ty, vec![n], Data::U(new_state))?;
-                return Ok(Value::Tuple(
-                    vec![Value::array(st), Value::array(bits)].into(),
-                ));
-            }
-            op if collective::is_collective(op) => {
-                // Alone, a device can only meet itself (a lockstep
-                // evaluation handles the entry computation's collectives).
+            O::PartitionId | O::ReplicaId => {
                 let topo = self.topology()?;
-                let mut r =
-                    collective::exchange(self, &topo, instr, &[self.device], &[ops.to_vec()])?;
-                return r
-                    .pop()
-                    .ok_or_else(|| err("internal error: a collective gave no result"));
-            }
-            Opcode::AllReduceDone => {
-                nops(1)?;
-                return Ok(ops[0].clone());
-            }
-            Opcode::AllGatherDone | Opcode::CollectivePermuteDone => {
-                // The -start's (operands, results, ...) tuple.
-                nops(1)?;
-                return ops[0]
-                    .tuple_elements()?
-                    .get(1)
-                    .cloned()
-                    .ok_or_else(|| err(format!("{} of a tuple without results", op.name())));
-            }
-            Opcode::PartitionId | Opcode::ReplicaId => {
-                let topo = self.topology()?;
-                let id = if op == Opcode::PartitionId {
+                let id = if op == O::PartitionId {
                     topo.partition_of(self.device)
                 } else {
                     topo.replica_of(self.device)
                 };
-                Array::scalar_f64(out_ty, id as f64)?
+                Array::scalar_f64(instr.shape.element_type(), id as f64).map(Value::array)
             }
-            Opcode::BatchNormTraining => return batchnorm::training(instr, ops),
-            Opcode::BatchNormInference => return batchnorm::inference(instr, ops),
-            Opcode::BatchNormGrad => return batchnorm::grad(instr, ops),
-            Opcode::GetDimensionSize => {
-                nops(1)?;
-                let d = instr
-                    .dimensions()
-                    .and_then(|d| d.first().copied())
-                    .ok_or_else(|| err("get-dimension-size without dimensions"))?;
-                let a = arr(0)?;
-                let d = attrs::dim_index(d, a.rank(), "dimension")?;
-                Array::scalar_f64(out_ty, a.dims[d] as f64)?
-            }
-            _ => {
-                return Err(err(format!(
-                    "unsupported op: the interpreter does not implement {}",
-                    op.name()
-                )))
-            }
-        };
-        Ok(Value::array(v))
+            O::BatchNormTraining => batchnorm::training(instr, ops),
+            O::BatchNormInference => batchnorm::inference(instr, ops),
+            O::BatchNormGrad => batchnorm::grad(instr, ops),
+            _ => Err(unsupported(format!(
+                "unsupported op: the interpreter does not implement {}",
+                op.name()
+            ))),
+        }
     }
 
-    fn call_with(&self, c: CompId, ops: &[&Value]) -> Result<Value> {
+    /// A collective on one device: alone, a device can only meet itself
+    /// (a lockstep evaluation handles the entry computation's collectives).
+    fn collective_alone(&self, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+        let topo = self.topology()?;
+        let mut r = collective::exchange(self, &topo, instr, &[self.device], &[ops.to_vec()])?;
+        r.pop()
+            .ok_or_else(|| err("internal error: a collective gave no result"))
+    }
+
+    pub(crate) fn call_with(&self, c: CompId, ops: &[&Value]) -> Result<Value> {
         let args: Vec<Value> = ops.iter().map(|v| (*v).clone()).collect();
         self.call(c, &args)
     }
 }
 
+/// Operand `i` as an array.
+pub(crate) fn operand<'a>(ops: &[&'a Value], i: usize) -> Result<&'a Arc<Array>> {
+    ops.get(i)
+        .ok_or_else(|| err(format!("missing operand {i}")))?
+        .as_array()
+}
+
+/// An error unless `instr` has exactly `n` operands.
+pub(crate) fn expect_operands(instr: &Instruction, ops: &[&Value], n: usize) -> Result<()> {
+    if ops.len() != n {
+        return Err(err(format!(
+            "{} takes {n} operands, has {}",
+            instr.opcode.name(),
+            ops.len()
+        )));
+    }
+    Ok(())
+}
+
+fn parameter(instr: &Instruction, args: &[Value]) -> Result<Value> {
+    let n = instr
+        .parameter_number()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| err("bad parameter number"))?;
+    args.get(n).cloned().ok_or_else(|| {
+        err(format!(
+            "parameter {n} has no argument ({} given)",
+            args.len()
+        ))
+    })
+}
+
+fn get_tuple_element(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    expect_operands(instr, ops, 1)?;
+    let i = instr
+        .int_attr("index")
+        .ok_or_else(|| err("get-tuple-element without index"))?;
+    let t = ops[0].tuple_elements()?;
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| t.get(i))
+        .cloned()
+        .ok_or_else(|| err(format!("tuple index {i} out of range ({})", t.len())))
+}
+
 /// Scalar integer operands (dynamic-slice start indices), or the older
 /// form's single vector of them.
-fn scalar_indices(ops: &[&Value]) -> Result<Vec<i64>> {
+pub(crate) fn scalar_indices(ops: &[&Value]) -> Result<Vec<i64>> {
     if let [v] = ops {
         let a = v.as_array()?;
         if a.rank() == 1 {

@@ -88,7 +88,13 @@ pub fn parse_npy(buf: &[u8]) -> Result<NpyArray> {
     }
     let mut bytes = data[..n * width].to_vec();
     if descr.starts_with('>') && width > 1 {
-        for c in bytes.chunks_mut(width) {
+        // A complex element is two floats, each swapped on its own.
+        let unit = if descr[1..].starts_with('c') {
+            width / 2
+        } else {
+            width
+        };
+        for c in bytes.chunks_mut(unit) {
             c.reverse();
         }
     }
@@ -130,7 +136,8 @@ fn descr_width(descr: &str) -> Result<usize> {
         "b1" | "i1" | "u1" => Ok(1),
         "i2" | "u2" | "f2" => Ok(2),
         "i4" | "u4" | "f4" => Ok(4),
-        "i8" | "u8" | "f8" => Ok(8),
+        "i8" | "u8" | "f8" | "c8" => Ok(8),
+        "c16" => Ok(16),
         _ => Err(err(format!("numpy dtype {descr} is not supported"))),
     }
 }
@@ -151,6 +158,8 @@ fn natural_type(descr: &str) -> Result<PrimitiveType> {
         "f2" => T::F16,
         "f4" => T::F32,
         "f8" => T::F64,
+        "c8" => T::C64,
+        "c16" => T::C128,
         _ => return Err(err(format!("numpy dtype {descr} is not supported"))),
     })
 }
@@ -172,6 +181,8 @@ pub fn storage_descr(ty: PrimitiveType) -> Result<(&'static str, bool)> {
         T::F16 => ("<f2", false),
         T::F32 => ("<f4", false),
         T::F64 => ("<f8", false),
+        T::C64 => ("<c8", false),
+        T::C128 => ("<c16", false),
         T::Bf16 => ("<u2", true),
         t if t.minifloat().is_some() => ("|u1", true),
         t => return Err(err(format!("cannot store {t} in .npy"))),
@@ -184,6 +195,9 @@ impl NpyArray {
     pub fn to_array(&self, ty: PrimitiveType, bits_of: Option<PrimitiveType>) -> Result<Array> {
         let nat = natural_type(&self.descr)?;
         let width = descr_width(&self.descr)?;
+        if nat.is_complex() || ty.is_complex() {
+            return self.to_complex_array(ty, nat);
+        }
         let raw: Vec<u64> = self
             .bytes
             .chunks(width)
@@ -228,6 +242,41 @@ impl NpyArray {
         Array::new(ty, self.shape.clone(), data)
     }
 
+    /// A complex array (numpy's `<c8`/`<c16`: real, imaginary, little-endian).
+    fn to_complex_array(&self, ty: PrimitiveType, nat: PrimitiveType) -> Result<Array> {
+        if nat != ty {
+            return Err(err(format!(
+                "holds {}[{}] ({}), {} expected",
+                nat,
+                super::array::dims_text(&self.shape),
+                self.descr,
+                ty
+            )));
+        }
+        let data = if ty == PrimitiveType::C64 {
+            let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            Data::C64(
+                self.bytes
+                    .chunks_exact(8)
+                    .map(|c| num_complex::Complex32::new(f(&c[..4]), f(&c[4..])))
+                    .collect(),
+            )
+        } else {
+            let f = |b: &[u8]| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(b);
+                f64::from_le_bytes(a)
+            };
+            Data::C128(
+                self.bytes
+                    .chunks_exact(16)
+                    .map(|c| num_complex::Complex64::new(f(&c[..8]), f(&c[8..])))
+                    .collect(),
+            )
+        };
+        Array::new(ty, self.shape.clone(), data)
+    }
+
     /// The `.npy` form of an array.
     pub fn from_array(a: &Array) -> Result<NpyArray> {
         let (descr, _) = storage_descr(a.ty)?;
@@ -249,6 +298,14 @@ impl NpyArray {
                 .for_each(|x| push(&mut bytes, u64::from(x.to_bits()))),
             Data::F64(v) => v.iter().for_each(|x| push(&mut bytes, x.to_bits())),
             Data::Mini(v) => bytes.extend_from_slice(v),
+            Data::C64(v) => v.iter().for_each(|c| {
+                bytes.extend_from_slice(&c.re.to_le_bytes());
+                bytes.extend_from_slice(&c.im.to_le_bytes());
+            }),
+            Data::C128(v) => v.iter().for_each(|c| {
+                bytes.extend_from_slice(&c.re.to_le_bytes());
+                bytes.extend_from_slice(&c.im.to_le_bytes());
+            }),
         }
         Ok(NpyArray {
             descr: descr.to_string(),

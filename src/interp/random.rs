@@ -1,4 +1,14 @@
-//! Seeded inputs for a module's parameters (when no `.npz` is given).
+//! Seeded inputs for a module's parameters (when no `.npz` is given), and
+//! the `rng` op.
+//!
+//! `rng(a, b), distribution=rng_uniform` draws uniformly from [a, b) (for
+//! integers, `a + u mod (b - a)`), `distribution=rng_normal` from
+//! N(a, b^2) (mean a, standard deviation b), both with this SplitMix64
+//! generator seeded from a hash of the instruction's name and its operands'
+//! values, so one module gives the same draws on every run, before and
+//! after a pass that keeps the instruction. XLA leaves the generator to the
+//! backend (XLA:CPU uses its own Philox stream), so these draws are not
+//! comparable with XLA's, only with themselves.
 //!
 //! Floats are N(0,1), rounded once to the type; e8m0 scales are 2^k for k
 //! in [-4, 4]; integers are uniform in [0, 8) (small, so that loop bounds
@@ -7,8 +17,8 @@
 
 use super::array::{shape_dims, storage, Array, Data, Storage, Value};
 use super::convert::from_f64_vec;
-use super::{err, Result};
-use crate::ir::{PrimitiveType, Shape};
+use super::{err, expect_operands, operand, Result};
+use crate::ir::{Instruction, PrimitiveType, Shape};
 
 pub struct Rng(u64);
 
@@ -57,6 +67,12 @@ pub fn random_value(shape: &Shape, rng: &mut Rng) -> Result<Value> {
                 Storage::Pred => Data::Pred((0..n).map(|_| rng.next_u64() & 1 == 1).collect()),
                 Storage::S => Data::S((0..n).map(|_| (rng.next_u64() % 8) as i64).collect()),
                 Storage::U => Data::U((0..n).map(|_| rng.next_u64() % 8).collect()),
+                Storage::C64 | Storage::C128 => {
+                    let v: Vec<num_complex::Complex64> = (0..n)
+                        .map(|_| num_complex::Complex64::new(rng.normal(), rng.normal()))
+                        .collect();
+                    super::complex::from_c128(ty, v)?
+                }
                 _ if ty == PrimitiveType::F8E8M0FNU => {
                     let v: Vec<f64> = (0..n)
                         .map(|_| 2f64.powi((rng.next_u64() % 9) as i32 - 4))
@@ -92,4 +108,80 @@ pub fn random_inputs(module: &crate::ir::Module, seed: u64) -> Result<Vec<Value>
             })
         })
         .collect()
+}
+
+/// The `rng` instruction (see the module doc).
+pub fn rng_op(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
+    expect_operands(instr, ops, 2)?;
+    let (a, b) = (operand(ops, 0)?, operand(ops, 1)?);
+    if a.len() != 1 || b.len() != 1 || a.ty != b.ty {
+        return Err(err(format!(
+            "rng parameters {} and {} must be scalars of one type",
+            a.shape_text(),
+            b.shape_text()
+        )));
+    }
+    let normal = match instr.attr("distribution") {
+        Some(crate::ir::AttrValue::Distribution(d)) => match d {
+            crate::ir::attrs::RandomDistribution::Uniform => false,
+            crate::ir::attrs::RandomDistribution::Normal => true,
+            crate::ir::attrs::RandomDistribution::Invalid => {
+                return Err(err("rng distribution rng_invalid"))
+            }
+        },
+        _ => return Err(err("rng without distribution")),
+    };
+    let ty = instr.shape.element_type();
+    let dims = shape_dims(&instr.shape)?;
+    let n = super::array::element_count(&dims)?;
+    let (lo, hi) = (a.to_f64_vec()[0], b.to_f64_vec()[0]);
+    // A fixed seed per instruction: its name and parameters.
+    let mut seed = 0xCBF2_9CE4_8422_2325u64;
+    for byte in instr
+        .name
+        .bytes()
+        .chain(lo.to_bits().to_le_bytes())
+        .chain(hi.to_bits().to_le_bytes())
+    {
+        seed = (seed ^ u64::from(byte)).wrapping_mul(0x100_0000_01B3);
+    }
+    let mut rng = Rng::new(seed);
+    let data = match storage(ty)? {
+        Storage::S | Storage::U if !normal => {
+            let (ia, ib) = (a.index_at(0)?, b.index_at(0)?);
+            let span = ib.saturating_sub(ia).max(1) as u64;
+            let v: Vec<i64> = (0..n)
+                .map(|_| ia + (rng.next_u64() % span) as i64)
+                .collect();
+            if ty.is_signed_int() {
+                Data::S(v)
+            } else {
+                Data::U(v.into_iter().map(|x| x as u64).collect())
+            }
+        }
+        Storage::Pred if !normal => Data::Pred((0..n).map(|_| rng.next_u64() & 1 == 1).collect()),
+        _ if ty.is_float() => {
+            let v: Vec<f64> = (0..n)
+                .map(|_| {
+                    if normal {
+                        lo + hi * rng.normal()
+                    } else {
+                        // [lo, hi): a draw that rounds up to hi is redrawn.
+                        loop {
+                            let x = lo + (hi - lo) * rng.uniform();
+                            let r = from_f64_vec(ty, &[x])
+                                .ok()
+                                .map(|d| super::convert::to_f64_vec(&d, ty)[0]);
+                            if r.is_none_or(|r| r < hi || lo >= hi) {
+                                break x;
+                            }
+                        }
+                    }
+                })
+                .collect();
+            from_f64_vec(ty, &v)?
+        }
+        _ => return Err(super::unsupported(format!("rng of {ty} is not supported"))),
+    };
+    Array::new(ty, dims, data)
 }

@@ -88,6 +88,12 @@ pub fn fold_at(
         (Data::S(a), Data::S(b)) => a[ai] = sbin(op, a[ai], b[xi], bits)?,
         (Data::U(a), Data::U(b)) => a[ai] = ubin(op, a[ai], b[xi], bits)?,
         (Data::Pred(a), Data::Pred(b)) => a[ai] = pbin(op, a[ai], b[xi])?,
+        (acc @ (Data::C64(_) | Data::C128(_)), x) => {
+            let p = super::complex::to_c128(&acc.take(&[ai]))[0];
+            let q = super::complex::to_c128(&x.take(&[xi]))[0];
+            let r = super::complex::from_c128(ty, vec![super::complex::bin_c128(op, p, q)?])?;
+            acc.set_from(ai, &r, 0)?;
+        }
         (acc, x) => {
             let p = to_f32_vec(&acc.take(&[ai]), ty)[0];
             let q = to_f32_vec(&x.take(&[xi]), ty)[0];
@@ -124,6 +130,16 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
                 .try_fold(f64::from(i[0]), |a, &b| fbin64(op, a, f64::from(b)))?;
             Ok(acc as f32)
         })?),
+        (Data::C64(_) | Data::C128(_), _) => {
+            // In c128, rounded once.
+            let v = super::complex::to_c128(&x.data);
+            let i = super::complex::to_c128(&init.data);
+            let out = chunks(&v, r, |c| {
+                c.iter()
+                    .try_fold(i[0], |a, &b| super::complex::bin_c128(op, a, b))
+            })?;
+            super::complex::from_c128(x.ty, out)?
+        }
         _ => {
             // f16, bf16, narrow floats: exact values, one rounding.
             let v = to_f64_vec(&x.data, x.ty);
@@ -356,27 +372,26 @@ pub fn map(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Valu
     )?))
 }
 
-pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
-    if ops.len() < 3 || ops.len() % 2 != 1 {
-        return Err(err(format!("scatter with {} operands", ops.len())));
-    }
-    let n = (ops.len() - 1) / 2;
-    let operands: Vec<&Arc<Array>> = ops[..n]
-        .iter()
-        .map(|v| v.as_array())
-        .collect::<Result<_>>()?;
-    let indices = ops[n].as_array()?;
-    let updates: Vec<&Arc<Array>> = ops[n + 1..]
-        .iter()
-        .map(|v| v.as_array())
-        .collect::<Result<_>>()?;
-    let a0 = operands[0];
-    let u0 = updates[0];
-    for (a, u) in operands.iter().zip(&updates) {
-        if a.dims != a0.dims || u.dims != u0.dims || a.ty != u.ty {
-            return Err(err("scatter operands or updates do not fit together"));
-        }
-    }
+/// The geometry of a scatter, checked against its operands.
+struct ScatterGeom {
+    uwd: Vec<usize>,
+    sdod: Vec<usize>,
+    ibd: Vec<usize>,
+    ivd: usize,
+    nidx: usize,
+    window_dims: Vec<usize>,
+    wsize: Vec<usize>,
+    scatter_dims: Vec<usize>,
+    batch_rank: usize,
+    sib: Vec<usize>,
+}
+
+fn scatter_geom(
+    instr: &Instruction,
+    a0: &Array,
+    u0: &Array,
+    indices: &Array,
+) -> Result<ScatterGeom> {
     let us = |k: &str| -> Result<Vec<usize>> {
         attrs::int_list(instr, k)?
             .iter()
@@ -446,6 +461,54 @@ pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<
             }
         })
         .collect::<Result<_>>()?;
+    Ok(ScatterGeom {
+        uwd,
+        sdod,
+        ibd,
+        ivd,
+        nidx,
+        window_dims,
+        wsize,
+        scatter_dims,
+        batch_rank,
+        sib,
+    })
+}
+
+pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    if ops.len() < 3 || ops.len() % 2 != 1 {
+        return Err(err(format!("scatter with {} operands", ops.len())));
+    }
+    let n = (ops.len() - 1) / 2;
+    let operands: Vec<&Arc<Array>> = ops[..n]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let indices = ops[n].as_array()?;
+    let updates: Vec<&Arc<Array>> = ops[n + 1..]
+        .iter()
+        .map(|v| v.as_array())
+        .collect::<Result<_>>()?;
+    let a0 = operands[0];
+    let u0 = updates[0];
+    for (a, u) in operands.iter().zip(&updates) {
+        if a.dims != a0.dims || u.dims != u0.dims || a.ty != u.ty {
+            return Err(err("scatter operands or updates do not fit together"));
+        }
+    }
+    let ScatterGeom {
+        uwd,
+        sdod,
+        ibd,
+        ivd,
+        nidx,
+        window_dims,
+        wsize,
+        scatter_dims,
+        batch_rank,
+        sib,
+    } = scatter_geom(instr, a0, u0, indices)?;
+    let rank = a0.rank();
     let comp = to_apply(instr)?;
     let comb = it.combiner(comp);
     let mut outs: Vec<Data> = operands.iter().map(|a| a.data.clone()).collect();

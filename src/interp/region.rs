@@ -21,7 +21,7 @@
 
 use super::check::{check_rtol, compare_with, OutputRow};
 use super::custom::config_axis;
-use super::{evaluate, random::random_inputs, Result};
+use super::{evaluate, random::random_inputs, ErrorKind, Result};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, Shape};
 use crate::util::{FxMap, FxSet};
 use std::sync::Arc;
@@ -43,6 +43,10 @@ pub struct RegionCheck {
     pub sliced: Option<String>,
     /// One row per output pair, named `after-name/before-name`.
     pub rows: Vec<OutputRow>,
+    /// Why the region could not be checked: it holds something the
+    /// interpreter does not evaluate ([`ErrorKind::Unsupported`]). Its
+    /// rows are then empty.
+    pub unchecked: Option<String>,
 }
 
 impl RegionCheck {
@@ -57,6 +61,9 @@ impl RegionCheck {
         );
         if let Some(sliced) = &self.sliced {
             s.push_str(&format!(", sliced {sliced}"));
+        }
+        if let Some(why) = &self.unchecked {
+            s.push_str(&format!(", UNCHECKED: {why}"));
         }
         s
     }
@@ -201,10 +208,30 @@ impl<'m> Diff<'m> {
         let before_module = region_module(&self.before, &before_inputs, &before_outputs, |id| {
             shape(Which::Before, id)
         });
-        let inputs = random_inputs(&before_module, seed)?;
-        let want = evaluate(&before_module, &inputs)?.leaves();
-        let got = evaluate(&after_module, &inputs)?.leaves();
         let (a, b) = (self.after.computation(), self.before.computation());
+        let evaluated = random_inputs(&before_module, seed).and_then(|inputs| {
+            let want =
+                evaluate(&before_module, &inputs).map_err(|e| side_error(e, "before the pass"))?;
+            let got =
+                evaluate(&after_module, &inputs).map_err(|e| side_error(e, "after the pass"))?;
+            Ok((want.leaves(), got.leaves()))
+        });
+        let (want, got) = match evaluated {
+            Ok(v) => v,
+            // A region holding what the interpreter lacks is reported
+            // unchecked, by name; anything else is an error.
+            Err(e) if e.kind == ErrorKind::Unsupported => {
+                return Ok(RegionCheck {
+                    computation: a.name.to_string(),
+                    before_size: self.before.region.len(),
+                    after_size: self.after.region.len(),
+                    sliced: None,
+                    rows: Vec::new(),
+                    unchecked: Some(e.to_string()),
+                })
+            }
+            Err(e) => return Err(e),
+        };
         let rows = self
             .outputs
             .iter()
@@ -233,8 +260,15 @@ impl<'m> Diff<'m> {
             after_size: self.after.region.len(),
             sliced,
             rows,
+            unchecked: None,
         })
     }
+}
+
+/// Says which side of the pass a region failed on.
+fn side_error(mut e: super::EvalError, side: &str) -> super::EvalError {
+    e.message = format!("{} (the region {side})", e.message);
+    e
 }
 
 /// The changed instructions `outputs` depend on, operands first; reports

@@ -32,9 +32,39 @@
 //! XLA's expander does. Output elements are integers (signed ones hold the
 //! same bits); any other element type is an error.
 
-use super::array::{wrap_s, Array, Data};
-use super::{err, Result};
-use crate::ir::PrimitiveType;
+use super::array::{shape_dims, wrap_s, Array, Data, Value};
+use super::{err, expect_operands, operand, Result};
+use crate::ir::{Instruction, PrimitiveType};
+
+/// The `rng-bit-generator` instruction: (new state, bits).
+pub fn eval(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+    expect_operands(instr, ops, 1)?;
+    let alg = match instr.attr("algorithm") {
+        Some(crate::ir::AttrValue::RngAlgorithm(a)) => Algorithm::from_attr(a.name())?,
+        _ => Algorithm::Philox,
+    };
+    let st = operand(ops, 0)?;
+    let state: Vec<u64> = match (&st.data, st.ty, st.rank()) {
+        (Data::U(v), PrimitiveType::U64, 1) => v.clone(),
+        _ => {
+            return Err(err(format!(
+                "rng-bit-generator state is {}, not u64[n]",
+                st.shape_text()
+            )))
+        }
+    };
+    let out = instr
+        .shape
+        .tuple_elements()
+        .and_then(|t| t.get(1))
+        .ok_or_else(|| err("rng-bit-generator shape is not a (state, bits) tuple"))?;
+    let (new_state, bits) = rng_bit_generator(alg, &state, out.element_type(), &shape_dims(out)?)?;
+    let n = new_state.len();
+    let st = Array::new(st.ty, vec![n], Data::U(new_state))?;
+    Ok(Value::Tuple(
+        vec![Value::array(st), Value::array(bits)].into(),
+    ))
+}
 
 /// Which generator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,13 +1,181 @@
 //! Data movement: broadcast, reshape, bitcast, transpose, slice,
 //! dynamic-slice, dynamic-update-slice, concatenate, pad, iota, reverse,
-//! gather.
+//! gather; and the dimension-size ops on static shapes (get- and
+//! set-dimension-size, dynamic-reshape).
 
-use super::array::{element_count, strided_map, strides, Array, Data};
-use super::attrs::dim_index;
+use super::array::{element_count, shape_dims, strided_map, strides, Array, Data, Value};
+use super::attrs::{self, dim_index};
 use super::convert::from_f64_vec;
-use super::{err, Result};
+use super::{err, expect_operands, operand, scalar_indices, Result};
 use crate::ir::shape::Shape;
-use crate::ir::PrimitiveType;
+use crate::ir::{Computation, Instruction, Opcode, PrimitiveType};
+
+/// The ops [`eval`] evaluates.
+pub fn handles(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::Broadcast
+            | O::Reshape
+            | O::Bitcast
+            | O::Transpose
+            | O::Slice
+            | O::DynamicSlice
+            | O::DynamicUpdateSlice
+            | O::Concatenate
+            | O::Pad
+            | O::Iota
+            | O::Reverse
+            | O::Gather
+            | O::GetDimensionSize
+            | O::SetDimensionSize
+            | O::DynamicReshape
+    )
+}
+
+/// Evaluates a data-movement op (see [`handles`]).
+pub fn eval(comp: &Computation, instr: &Instruction, ops: &[&Value]) -> Result<Array> {
+    use Opcode as O;
+    let a = |i: usize| operand(ops, i);
+    let dims = || shape_dims(&instr.shape);
+    match instr.opcode {
+        O::Broadcast => {
+            expect_operands(instr, ops, 1)?;
+            broadcast(a(0)?, &dims()?, instr.dimensions().unwrap_or(&[]))
+        }
+        O::Reshape => {
+            expect_operands(instr, ops, 1)?;
+            reshape(a(0)?, &dims()?)
+        }
+        O::Bitcast => {
+            expect_operands(instr, ops, 1)?;
+            // The operand's declared shape carries its layout.
+            bitcast(a(0)?, &comp.instr(instr.operand(0)).shape, &instr.shape)
+        }
+        O::Transpose => {
+            expect_operands(instr, ops, 1)?;
+            let perm: Vec<usize> = instr
+                .dimensions()
+                .unwrap_or(&[])
+                .iter()
+                .map(|&d| dim_index(d, a(0)?.rank(), "transpose dimension"))
+                .collect::<Result<_>>()?;
+            transpose(a(0)?, &perm)
+        }
+        O::Slice => {
+            expect_operands(instr, ops, 1)?;
+            slice(a(0)?, &attrs::slice_attr(instr)?)
+        }
+        O::DynamicSlice => {
+            let starts = scalar_indices(ops.get(1..).unwrap_or(&[]))?;
+            let sizes: Vec<usize> = attrs::int_list_req(instr, "dynamic_slice_sizes")?
+                .iter()
+                .map(|&s| usize::try_from(s).map_err(|_| err("negative slice size")))
+                .collect::<Result<_>>()?;
+            dynamic_slice(a(0)?, &starts, &sizes)
+        }
+        O::DynamicUpdateSlice => {
+            if ops.len() < 2 {
+                return Err(err("dynamic-update-slice needs an update"));
+            }
+            dynamic_update_slice(a(0)?, a(1)?, &scalar_indices(&ops[2..])?)
+        }
+        O::Concatenate => {
+            let parts = (0..ops.len())
+                .map(|i| a(i).map(|x| &**x))
+                .collect::<Result<Vec<_>>>()?;
+            let d = instr
+                .dimensions()
+                .and_then(|d| d.first().copied())
+                .unwrap_or(-1);
+            let rank = parts.first().map_or(0, |x| x.rank());
+            concatenate(&parts, dim_index(d, rank, "concatenate dimension")?)
+        }
+        O::Pad => {
+            expect_operands(instr, ops, 2)?;
+            pad(a(0)?, a(1)?, &attrs::padding_attr(instr)?)
+        }
+        O::Iota => {
+            let d = instr
+                .int_attr("iota_dimension")
+                .ok_or_else(|| err("iota without iota_dimension"))?;
+            let dims = dims()?;
+            let rank = dims.len();
+            iota(
+                instr.shape.element_type(),
+                &dims,
+                dim_index(d, rank, "iota dimension")?,
+            )
+        }
+        O::Reverse => {
+            expect_operands(instr, ops, 1)?;
+            reverse(a(0)?, instr.dimensions().unwrap_or(&[]))
+        }
+        O::Gather => {
+            expect_operands(instr, ops, 2)?;
+            gather(a(0)?, a(1)?, &GatherDims::from_instr(instr)?, &dims()?)
+        }
+        O::GetDimensionSize | O::SetDimensionSize => dimension_size(instr, ops),
+        O::DynamicReshape => dynamic_reshape(instr, ops),
+        op => Err(err(format!(
+            "internal error: {} is not data movement",
+            op.name()
+        ))),
+    }
+}
+
+/// The dimensions of an array shape, bounds for dynamic ones.
+fn bound_dims(shape: &Shape) -> Result<Vec<usize>> {
+    let a = shape
+        .as_array()
+        .ok_or_else(|| err(format!("expected an array shape, got {shape}")))?;
+    a.dims
+        .iter()
+        .map(|&d| usize::try_from(d).map_err(|_| err(format!("bad dimension in {shape}"))))
+        .collect()
+}
+
+/// `get-dimension-size` (the static size, as s32) and `set-dimension-size`
+/// on static shapes: the array unchanged when the size given is its size.
+/// A smaller size would make the dimension dynamic, whose padded elements
+/// the interpreter does not model: an error rather than a wrong answer.
+fn dimension_size(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
+    let set = instr.opcode == Opcode::SetDimensionSize;
+    expect_operands(instr, ops, if set { 2 } else { 1 })?;
+    let a = operand(ops, 0)?;
+    let d = instr
+        .dimensions()
+        .and_then(|d| d.first().copied())
+        .ok_or_else(|| err(format!("{} without dimensions", instr.opcode.name())))?;
+    let d = dim_index(d, a.rank(), "dimension")?;
+    if !set {
+        return Array::scalar_f64(instr.shape.element_type(), a.dims[d] as f64);
+    }
+    let size = scalar_indices(&ops[1..])?[0];
+    if size != a.dims[d] as i64 || bound_dims(&instr.shape)? != a.dims {
+        return Err(super::unsupported(format!(
+            "unsupported: set-dimension-size to {size} of dimension {d} of {} makes it dynamic; the interpreter runs static shapes only",
+            a.shape_text()
+        )));
+    }
+    Ok((**a).clone())
+}
+
+/// `dynamic-reshape(x, sizes...)` on static shapes: a reshape, when the
+/// sizes given are the result's (bounded) dimensions.
+fn dynamic_reshape(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
+    let a = operand(ops, 0)?;
+    let out = bound_dims(&instr.shape)?;
+    let sizes = scalar_indices(ops.get(1..).unwrap_or(&[]))?;
+    let want: Vec<i64> = out.iter().map(|&d| d as i64).collect();
+    if sizes != want {
+        return Err(super::unsupported(format!(
+            "unsupported: dynamic-reshape of {} to sizes {sizes:?}, the result's bounds are {want:?}; the interpreter runs static shapes only",
+            a.shape_text()
+        )));
+    }
+    reshape(a, &out)
+}
 
 pub fn broadcast(a: &Array, out_dims: &[usize], dimensions: &[i64]) -> Result<Array> {
     if dimensions.len() != a.rank() {
@@ -333,6 +501,32 @@ pub struct GatherDims {
     pub operand_batching_dims: Vec<usize>,
     pub start_indices_batching_dims: Vec<usize>,
     pub slice_sizes: Vec<usize>,
+}
+
+impl GatherDims {
+    pub fn from_instr(instr: &Instruction) -> Result<GatherDims> {
+        let us = |k: &str, req: bool| -> Result<Vec<usize>> {
+            let v = if req {
+                attrs::int_list_req(instr, k)?
+            } else {
+                attrs::int_list(instr, k)?
+            };
+            v.iter()
+                .map(|&x| usize::try_from(x).map_err(|_| err(format!("negative {k}"))))
+                .collect()
+        };
+        Ok(GatherDims {
+            offset_dims: us("offset_dims", false)?,
+            collapsed_slice_dims: us("collapsed_slice_dims", false)?,
+            start_index_map: us("start_index_map", false)?,
+            index_vector_dim: attrs::int_attr(instr, "index_vector_dim")?
+                .and_then(|v| usize::try_from(v).ok())
+                .ok_or_else(|| err("gather without index_vector_dim"))?,
+            operand_batching_dims: us("operand_batching_dims", false)?,
+            start_indices_batching_dims: us("start_indices_batching_dims", false)?,
+            slice_sizes: us("slice_sizes", true)?,
+        })
+    }
 }
 
 /// Reads the index vector at batch position `batch` (indices' dims minus

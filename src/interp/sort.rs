@@ -61,13 +61,19 @@ enum Keys {
 }
 
 impl Keys {
-    fn of(a: &Array) -> Keys {
-        match &a.data {
+    fn of(a: &Array) -> Result<Keys> {
+        Ok(match &a.data {
             Data::S(v) => Keys::S(v.clone()),
             Data::U(v) => Keys::U(v.clone()),
             Data::Pred(v) => Keys::P(v.clone()),
+            Data::C64(_) | Data::C128(_) => {
+                return Err(super::unsupported(format!(
+                    "ordering {} keys is not supported (XLA compares complex numbers for equality only)",
+                    a.ty
+                )))
+            }
             d => Keys::F(to_f64_vec(d, a.ty)),
-        }
+        })
     }
 
     fn cmp(&self, i: usize, j: usize, t: ComparisonType) -> Option<Ordering> {
@@ -110,7 +116,7 @@ fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result
     match it.combiner(comp) {
         Combiner::Compare(d, t) => {
             let t = t.unwrap_or_else(|| ComparisonType::default_for(xs[0].ty));
-            let keys = Keys::of(&xs[0]);
+            let keys = Keys::of(&xs[0])?;
             for r in perm.chunks_mut(row) {
                 let mut v = r.to_vec();
                 merge_sort(&mut v, &mut |i, j| Ok(holds(d, keys.cmp(i, j, t))))?;
@@ -255,7 +261,7 @@ pub fn topk_op(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
         return Err(err("topk: k does not match the result shape"));
     }
     let largest = attrs::bool_attr(instr, "largest")?.unwrap_or(true);
-    let keys = Keys::of(x);
+    let keys = Keys::of(x)?;
     let (abs, rel) = top_rows(x, k, &mut |i, j| {
         let o = keys.cmp(i, j, ComparisonType::TotalOrder);
         Ok(if largest {
@@ -281,7 +287,7 @@ pub fn xla_topk(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result
     let k = result_k(&instr.shape)?;
     let xs = [(**x).clone()];
     let comb = it.combiner(comp);
-    let keys = Keys::of(x);
+    let keys = Keys::of(x)?;
     let (abs, rel) = top_rows(x, k, &mut |i, j| match comb {
         Combiner::Compare(d, t) => {
             let t = t.unwrap_or_else(|| ComparisonType::default_for(x.ty));
