@@ -160,12 +160,12 @@ fn every_violation_is_reported_in_every_computation() {
 }
 
 #[test]
-fn the_readme_documents_every_check() {
-    let readme = read(&data("../../README.md"));
+fn the_docs_document_every_check() {
+    let readme = read(&data("../../docs/contract-checks.md"));
     for c in Check::ALL {
         assert!(
             readme.contains(&format!("| {} |", c.code())),
-            "README.md has no row for {}",
+            "docs/contract-checks.md has no row for {}",
             c.code()
         );
     }
