@@ -107,13 +107,14 @@ fn bench_cnn(c: &mut Criterion) {
     g.bench_function("flax_vit_train_f32 --check-numerics", |b| {
         b.iter(|| {
             let mut m = vit.clone();
-            let passes = hlo_opt::interp::check::make_passes(&hlo_opt::passes::default_pipeline())
-                .expect("the default pipeline");
-            hlo_opt::interp::check::run_checked(
+            let passes =
+                hlo_opt::driver::check_numerics::make_passes(&hlo_opt::passes::default_pipeline())
+                    .expect("the default pipeline");
+            hlo_opt::driver::check_numerics::run_checked(
                 &mut m,
                 passes,
                 &hlo_opt::passes::PassOptions::default(),
-                &hlo_opt::interp::check::CheckConfig::default(),
+                &hlo_opt::driver::check_numerics::CheckConfig::default(),
                 &mut |_| {},
             )
             .expect("checks")

@@ -41,7 +41,7 @@
 use crate::ir::{
     ApiVersion, Computation, InstrId, Instruction, Module, Opcode, PrimitiveType, Shape, SourcePos,
 };
-use crate::passes::build::decimal_config;
+use crate::neuron::decimal_config;
 use serde_json::Value;
 use std::fmt;
 

@@ -11,8 +11,10 @@
 //! - [`output`]: writing files without ever leaving a partial one.
 
 pub mod contract;
+pub mod driver;
 pub mod interp;
 pub mod ir;
+pub mod neuron;
 pub mod output;
 pub mod passes;
 pub mod proto;

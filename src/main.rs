@@ -14,7 +14,12 @@ use std::process::ExitCode;
 
 /// Legalize an XLA HLO module for the AWS Neuron back end.
 #[derive(Parser, Debug)]
-#[command(name = "hlo-opt", version, about)]
+#[command(
+    name = "hlo-opt",
+    version,
+    about,
+    after_help = "Commands:\n  eval  Run a module with the reference interpreter on .npz or seeded inputs (see `hlo-opt eval --help`)"
+)]
 struct Cli {
     /// The module to read: HLO text or a binary proto (see --input-format); `-` reads standard input.
     #[arg(required_unless_present = "list_passes")]
@@ -89,9 +94,10 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    // `hlo-opt eval ...`: the reference interpreter (src/interp/cli.rs).
+    // `hlo-opt eval ...`: the reference interpreter (src/driver/eval.rs),
+    // whose options differ from the pipeline's.
     if std::env::args_os().nth(1).is_some_and(|a| a == "eval") {
-        return hlo_opt::interp::cli::main(std::env::args_os().collect());
+        return hlo_opt::driver::eval::main(std::env::args_os().collect());
     }
     let cli = Cli::parse();
     let level = match cli.verbose {
@@ -149,7 +155,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         check_contract(&module, &file_name, path)?;
     }
     let runs = if cli.check_numerics {
-        hlo_opt::interp::check::run_pipeline_checked(
+        hlo_opt::driver::check_numerics::run_pipeline_checked(
             &mut module,
             &pipeline,
             cli.check_seed,

@@ -1,8 +1,10 @@
 //! The dependency rules of the source tree (docs/architecture.md): data
 //! flows bytes -> front -> IR -> passes -> IR -> back, so the IR depends
 //! on nothing but utilities, the two fronts do not know each other, and
-//! the passes know neither front nor the interpreter. Unit tests inside a
-//! module (after its `#[cfg(test)]`) may use anything.
+//! the passes know neither front nor the interpreter, and the interpreter
+//! (the judge of `--check-numerics`) knows neither the passes nor a front:
+//! the driver layer (`src/driver/`) joins them. Unit tests inside a module
+//! (after its `#[cfg(test)]`) may use anything.
 
 use std::path::Path;
 
@@ -76,6 +78,20 @@ fn the_proto_front_does_not_know_the_text_front() {
 }
 
 #[test]
-fn the_passes_know_only_the_ir() {
-    check("passes", &["ir", "util"]);
+fn the_passes_know_only_the_ir_and_neurons_conventions() {
+    check("passes", &["ir", "util", "neuron"]);
+}
+
+/// The judge of `--check-numerics` does not read the accused's tables.
+#[test]
+fn the_interpreter_knows_neither_the_passes_nor_a_front() {
+    check("interp", &["ir", "util", "neuron", "output"]);
+}
+
+#[test]
+fn neurons_conventions_depend_only_on_the_ir() {
+    let uses = crate_uses(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/neuron.rs"));
+    for (line, name) in uses {
+        assert_eq!(name, "ir", "src/neuron.rs:{line}: crate::{name}");
+    }
 }

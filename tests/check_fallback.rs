@@ -4,7 +4,7 @@
 //! unchecked, by name, failing the run unless `accept_unchecked`.
 
 mod common;
-use hlo_opt::interp::check::{run_checked, CheckConfig, CheckError, PassCheck};
+use hlo_opt::driver::check_numerics::{run_checked, CheckConfig, CheckError, PassCheck};
 use hlo_opt::ir::{AttrValue, Instruction, Module, Opcode};
 use hlo_opt::passes::{self, Pass, PassContext, PassError, PassOptions};
 use hlo_opt::text::parse_module;

@@ -8,7 +8,7 @@
 
 mod common;
 use common::*;
-use hlo_opt::interp::check::{run_checked, CheckConfig};
+use hlo_opt::driver::check_numerics::{run_checked, CheckConfig};
 use hlo_opt::passes::{default_pipeline, find_pass, PassOptions, Pipeline, Scope};
 use hlo_opt::text::print_module;
 

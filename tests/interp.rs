@@ -3,8 +3,8 @@
 //! total order, stable sort), errors instead of guesses, and
 //! `--check-numerics` catching planted wrong rewrites.
 
+use hlo_opt::driver::check_numerics::{run_checked, CheckConfig, CheckError};
 use hlo_opt::interp::array::{Array, Data, Value};
-use hlo_opt::interp::check::{run_checked, CheckConfig, CheckError};
 use hlo_opt::interp::{evaluate, EvalError, EvalOptions, Interpreter};
 use hlo_opt::ir::literal::{Literal, LiteralData};
 use hlo_opt::ir::{AttrValue, Instruction, Module, Opcode, Payload, PrimitiveType, Shape};

@@ -5,8 +5,8 @@
 //! (`graphhelper_misc_sharding_fsdp`), where a planted wrong rewrite of its
 //! all-reduce is caught on the device it breaks.
 
+use hlo_opt::driver::check_numerics::{run_checked, CheckConfig, CheckError, PassCheck};
 use hlo_opt::interp::array::{Array, Data, Value};
-use hlo_opt::interp::check::{run_checked, CheckConfig, CheckError, PassCheck};
 use hlo_opt::interp::collective::{random_device_inputs, topology};
 use hlo_opt::interp::{evaluate, evaluate_devices, Topology};
 use hlo_opt::ir::{Module, Opcode};
@@ -350,7 +350,7 @@ fn fsdp_devices_come_from_its_ids_and_get_their_partition_id() {
 fn fsdp_passes_check_numerics_on_two_devices() {
     let mut m = fsdp();
     let names = hlo_opt::passes::default_pipeline();
-    let passes = hlo_opt::interp::check::make_passes(&names).unwrap();
+    let passes = hlo_opt::driver::check_numerics::make_passes(&names).unwrap();
     let mut changed: Vec<PassCheck> = Vec::new();
     run_checked(
         &mut m,
@@ -593,7 +593,7 @@ fn xla_spmd_gpt_on_eight_devices_matches_the_global_module() {
             let w = shard(&want[i], out_shardings[i], d);
             // The partitioned sums add in another order (5e-5 of the
             // largest element at most).
-            let diff = hlo_opt::interp::check::compare_with(g, &w, 1e-4);
+            let diff = hlo_opt::interp::compare::compare_with(g, &w, 1e-4);
             assert!(diff.ok(), "device {d}, output {i}: {diff}");
         }
     }

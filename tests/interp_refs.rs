@@ -9,13 +9,13 @@
 //!   same outputs (a pass may append outputs, as add-logit-output does;
 //!   the reference ones are compared).
 //!
-//! Tolerances are `hlo_opt::interp::check::rtol` per element type (f32
+//! Tolerances are `hlo_opt::interp::compare::rtol` per element type (f32
 //! 1e-5, bf16 1e-2, ... of |ref| + max|ref|; integers, pred and indices
 //! exact), except where a case says why not (`OVERRIDES`).
 //!
 //! The refs live in `tests/data/refs/` (a copy of `corpus/refs/`).
 
-use hlo_opt::interp::check::compare_arrays;
+use hlo_opt::interp::compare::compare_arrays;
 use hlo_opt::interp::npy::{read_inputs, read_outputs};
 use hlo_opt::interp::{evaluate, Value};
 use hlo_opt::ir::verify::verify;
@@ -119,12 +119,13 @@ fn check_numerics(path: &Path) -> Result<(), Failed> {
         let mut module = parse_module(&text, &file).map_err(|e| e.to_string())?;
         verify(&module).map_err(|e| e.to_string())?;
         let names = hlo_opt::passes::default_pipeline();
-        let passes = hlo_opt::interp::check::make_passes(&names).map_err(|e| e.to_string())?;
-        hlo_opt::interp::check::run_checked(
+        let passes =
+            hlo_opt::driver::check_numerics::make_passes(&names).map_err(|e| e.to_string())?;
+        hlo_opt::driver::check_numerics::run_checked(
             &mut module,
             passes,
             &hlo_opt::passes::PassOptions::default(),
-            &hlo_opt::interp::check::CheckConfig::default(),
+            &hlo_opt::driver::check_numerics::CheckConfig::default(),
             &mut |_| {},
         )
         .map(|_| ())

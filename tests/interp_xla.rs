@@ -4,7 +4,7 @@
 //! `scripts/gen_interp_refs.py`, whose README says where each case's
 //! outputs come from).
 //!
-//! Floats are compared at `hlo_opt::interp::check::rtol` (f32 1e-5 of
+//! Floats are compared at `hlo_opt::interp::compare::rtol` (f32 1e-5 of
 //! |ref| + max|ref|, f64 1e-10, f16 2e-3, bf16 1e-2; complex part by
 //! part), except the cases in `EXACT`, which must match bit for bit (NaN
 //! meets any NaN). Integers, pred and indices are always exact.
@@ -20,7 +20,7 @@
 //!   1-element ones).
 
 use hlo_opt::interp::array::{Array, Data};
-use hlo_opt::interp::check::{compare_arrays, rtol};
+use hlo_opt::interp::compare::{compare_arrays, rtol};
 use hlo_opt::interp::npy::{read_inputs, read_outputs};
 use hlo_opt::interp::{evaluate, Value};
 use hlo_opt::ir::PrimitiveType;

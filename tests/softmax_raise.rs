@@ -189,7 +189,7 @@ fn unread_loop_state(m: &hlo_opt::ir::Module) -> Vec<String> {
 
 #[test]
 fn scanned_layers_raise_in_both_loops_and_leave_no_unread_residuals() {
-    use hlo_opt::interp::check::{run_checked, CheckConfig};
+    use hlo_opt::driver::check_numerics::{run_checked, CheckConfig};
     use hlo_opt::passes::{default_pipeline, find_pass, PassOptions, Scope};
     for file in [
         "corpus/gpt4_scan_train_f32.hlo",

@@ -13,7 +13,7 @@ use super::{err, Interpreter, Result};
 use crate::ir::{Instruction, PrimitiveType};
 use std::sync::Arc;
 
-use crate::passes::legalize_intrinsics::ACTIVATIONS;
+use crate::neuron::ACTIVATIONS;
 
 pub fn custom_call(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
     let target = instr

@@ -24,9 +24,8 @@
 pub mod array;
 pub mod attrs;
 pub mod batchnorm;
-pub mod check;
-pub mod cli;
 pub mod collective;
+pub mod compare;
 pub mod complex;
 pub mod control;
 pub mod convert;

@@ -19,7 +19,7 @@
 //! softmax axis, anything under an op this analysis does not know) keeps
 //! its size, so a sliced region computes exactly a slice of the real one.
 
-use super::check::{check_rtol, compare_with, OutputRow};
+use super::compare::{check_rtol, compare_with, OutputRow};
 use super::custom::config_axis;
 use super::{evaluate, random::random_inputs, ErrorKind, Result};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, Shape};

@@ -13,9 +13,10 @@
 //! collected over the post order first and rewritten after, as the
 //! original does.
 
-use super::build::{custom_call, dtype_suffix, s32_scalar};
+use super::build::{custom_call, s32_scalar};
 use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
+use crate::neuron::dtype_suffix;
 
 pub const NAME: &str = "legalize-intrinsics";
 
@@ -23,14 +24,7 @@ pub const NAME: &str = "legalize-intrinsics";
 pub const BYPASS: &str = "AwsNeuronTransferWithStaticRing";
 
 /// The activations (the seed's `target_names`).
-pub const ACTIVATIONS: [&str; 6] = [
-    "AwsNeuronErf",
-    "AwsNeuronGelu",
-    "AwsNeuronGeluBackward",
-    "AwsNeuronGeluApprxTanh",
-    "AwsNeuronSilu",
-    "AwsNeuronSiluBackward",
-];
+use crate::neuron::ACTIVATIONS;
 
 pub struct LegalizeIntrinsics;
 

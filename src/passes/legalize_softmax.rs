@@ -31,12 +31,10 @@
 //! Every candidate in every walked computation is validated before the
 //! module is touched, so bad input leaves it unchanged.
 
-use super::build::{
-    check_index_length, custom_call, decimal_config, dtype_suffix, is_integer_text, is_s64_iota,
-    s64_iota,
-};
+use super::build::{check_index_length, custom_call, is_s64_iota, s64_iota};
 use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Instruction, Module, Opcode, Shape};
+use crate::neuron::{decimal_config, dtype_suffix, is_integer_text};
 
 pub const NAME: &str = "legalize-softmax";
 

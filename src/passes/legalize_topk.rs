@@ -22,11 +22,10 @@
 //! Entry computation only (all with `--all-computations`). Every
 //! candidate is validated before the module is touched.
 
-use super::build::{
-    check_index_length, custom_call, decimal_config, dtype_suffix, is_integer_text, s64_iota,
-};
+use super::build::{check_index_length, custom_call, s64_iota};
 use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
+use crate::neuron::{decimal_config, dtype_suffix, is_integer_text};
 
 pub const NAME: &str = "legalize-topk";
 

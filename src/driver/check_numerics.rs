@@ -1,232 +1,26 @@
-//! Comparing outputs, and `--check-numerics`: a numeric proof of every
-//! rewrite a pipeline makes.
-//!
-//! Tolerances, per element type: integers, pred and indices exactly;
-//! floats `|got - want| <= rtol * (|want| + max|want|)`, where `max|want|`
-//! is the largest finite magnitude of that output (so near-zero elements of
-//! a large output get the output's scale), with `rtol` = 1e-10 for f64,
-//! 1e-5 for f32, 2e-3 for f16, 1e-2 for bf16 and 2^-(mantissa bits) for the
-//! 8-bit floats. NaN must meet NaN (either sign) and infinities the same
-//! infinity. In `--check-numerics`, an output the relative tolerance
-//! rejects gets its measured rounding noise as an extra absolute allowance
-//! (see [`run_checked`] and [`perturb_inputs`]).
+//! `--check-numerics`: a numeric proof of every rewrite a pipeline makes.
+//! The module is evaluated (reference interpreter, seeded inputs) before
+//! the passes and after every pass that changed it, and the outputs are
+//! compared with the tolerances of [`crate::interp::compare`].
 //!
 //! A module whose collectives exchange data between devices is evaluated
-//! on all of its devices in lockstep ([`super::evaluate_devices`]), each
-//! device with its own seeded inputs, and every device's outputs are
+//! on all of its devices in lockstep ([`crate::interp::evaluate_devices`]),
+//! each device with its own seeded inputs, and every device's outputs are
 //! compared (named `d<k>:out<i>`).
 
-use super::array::{largest_array, Array, Data, Value, MAX_ELEMENTS};
-use super::collective::{evaluate_devices, lockstep_topology, random_device_inputs};
-use super::region::check_regions;
-use super::{evaluate, ErrorKind, EvalError};
+use crate::interp::array::{largest_array, Array, Value, MAX_ELEMENTS};
+use crate::interp::collective::{evaluate_devices, lockstep_topology, random_device_inputs};
+use crate::interp::compare::{
+    check_rtol, compare_with, compare_with_floor, max_abs_diff, perturb_inputs, rtol, Diff,
+    OutputRow, NOISE_FACTOR,
+};
+use crate::interp::region::check_regions;
+use crate::interp::{evaluate, ErrorKind, EvalError};
 use crate::ir::{Module, PrimitiveType};
 use crate::passes::{Pass, PassContext, PassError, PassOptions, PassRun};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// The relative tolerance of a float type (0 for exact types).
-pub fn rtol(ty: PrimitiveType) -> f64 {
-    match ty {
-        PrimitiveType::F64 | PrimitiveType::C128 => 1e-10,
-        PrimitiveType::F32 | PrimitiveType::C64 => 1e-5,
-        PrimitiveType::F16 => 2e-3,
-        PrimitiveType::Bf16 => 1e-2,
-        t => match t.minifloat() {
-            // E8M0 (no mantissa) is compared exactly.
-            Some(m) if m.mantissa_bits > 0 => 2f64.powi(-(m.mantissa_bits as i32)),
-            _ => 0.0,
-        },
-    }
-}
-
-/// How two arrays differ.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Diff {
-    pub max_abs: f64,
-    /// max |got - want| / max|want|.
-    pub max_rel: f64,
-    pub tolerance: f64,
-    /// Elements outside the tolerance.
-    pub bad: usize,
-    /// The first such element: (flat index, got, want).
-    pub first_bad: Option<(usize, f64, f64)>,
-    /// Shapes or types differ (nothing else is compared).
-    pub shape_mismatch: Option<String>,
-    /// An absolute allowance added to every element's tolerance: the
-    /// output's rounding noise (see [`run_checked`]); 0 when not measured.
-    pub noise_floor: f64,
-}
-
-impl Diff {
-    pub fn ok(&self) -> bool {
-        self.bad == 0 && self.shape_mismatch.is_none()
-    }
-}
-
-impl fmt::Display for Diff {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(m) = &self.shape_mismatch {
-            return f.write_str(m);
-        }
-        write!(
-            f,
-            "max abs err {:.3e}, max rel err {:.3e} (tolerance {:.0e}",
-            self.max_abs, self.max_rel, self.tolerance
-        )?;
-        if self.noise_floor > 0.0 {
-            write!(f, " + rounding noise {:.3e}", self.noise_floor)?;
-        }
-        write!(f, "), {} elements out of tolerance", self.bad)?;
-        if let Some((i, g, w)) = self.first_bad {
-            write!(f, ", first at flat index {i}: got {g}, want {w}")?;
-        }
-        Ok(())
-    }
-}
-
-/// The relative tolerance `--check-numerics` allows a rewrite: ten times
-/// [`rtol`] for f32/f64 and twice for narrower floats. A rewrite changes
-/// where values are rounded (a softmax call computes in f64 and rounds
-/// once); the difference of one rounding propagates through the rest of a
-/// model (the 4-layer GPT's logits move by 2.6e-5 of their maximum when its
-/// softmaxes become calls). A wrong rewrite moves outputs by O(1).
-pub fn check_rtol(ty: PrimitiveType) -> f64 {
-    match ty {
-        PrimitiveType::F64 | PrimitiveType::F32 => 10.0 * rtol(ty),
-        t => 2.0 * rtol(t),
-    }
-}
-
-/// Compares `got` with the reference `want` ([`rtol`] times `scale`).
-pub fn compare_arrays(got: &Array, want: &Array, scale: f64) -> Diff {
-    compare_with(got, want, rtol(want.ty) * scale)
-}
-
-/// Compares `got` with the reference `want` at relative tolerance `tol`.
-pub fn compare_with(got: &Array, want: &Array, tol: f64) -> Diff {
-    compare_with_floor(got, want, tol, 0.0)
-}
-
-/// [`compare_with`], allowing every float element `floor` more.
-pub fn compare_with_floor(got: &Array, want: &Array, tol: f64, floor: f64) -> Diff {
-    let mut d = Diff {
-        max_abs: 0.0,
-        max_rel: 0.0,
-        tolerance: tol,
-        bad: 0,
-        first_bad: None,
-        shape_mismatch: None,
-        noise_floor: floor,
-    };
-    if got.ty != want.ty || got.dims != want.dims {
-        d.shape_mismatch = Some(format!(
-            "got {}, want {}",
-            got.shape_text(),
-            want.shape_text()
-        ));
-        return d;
-    }
-    if want.ty.is_complex() {
-        return compare_complex(got, want, d);
-    }
-    let exact = !want.ty.is_float();
-    if exact {
-        let equal: Vec<bool> = match (&got.data, &want.data) {
-            (Data::S(a), Data::S(b)) => a.iter().zip(b).map(|(x, y)| x == y).collect(),
-            (Data::U(a), Data::U(b)) => a.iter().zip(b).map(|(x, y)| x == y).collect(),
-            (Data::Pred(a), Data::Pred(b)) => a.iter().zip(b).map(|(x, y)| x == y).collect(),
-            _ => vec![false; got.len()],
-        };
-        let g = got.to_f64_vec();
-        let w = want.to_f64_vec();
-        for (i, e) in equal.iter().enumerate() {
-            if !e {
-                d.bad += 1;
-                d.max_abs = d.max_abs.max((g[i] - w[i]).abs());
-                if d.first_bad.is_none() {
-                    d.first_bad = Some((i, g[i], w[i]));
-                }
-            }
-        }
-        return d;
-    }
-    let g = got.to_f64_vec();
-    let w = want.to_f64_vec();
-    let maxw = w
-        .iter()
-        .filter(|x| x.is_finite())
-        .fold(0.0f64, |m, x| m.max(x.abs()));
-    for (i, (&a, &b)) in g.iter().zip(&w).enumerate() {
-        let ok = if b.is_nan() || a.is_nan() {
-            a.is_nan() && b.is_nan()
-        } else if b.is_infinite() || a.is_infinite() {
-            a == b
-        } else {
-            let e = (a - b).abs();
-            d.max_abs = d.max_abs.max(e);
-            if maxw > 0.0 {
-                d.max_rel = d.max_rel.max(e / maxw);
-            }
-            e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + floor
-        };
-        if !ok {
-            d.bad += 1;
-            if d.first_bad.is_none() {
-                d.first_bad = Some((i, a, b));
-            }
-        }
-    }
-    d
-}
-
-/// Complex outputs: both parts of every element compared as floats, with
-/// `max|want|` the largest finite part; the flat index is the element's.
-fn compare_complex(got: &Array, want: &Array, mut d: Diff) -> Diff {
-    let parts = |a: &Array| -> Vec<f64> {
-        super::complex::to_c128(&a.data)
-            .iter()
-            .flat_map(|c| [c.re, c.im])
-            .collect()
-    };
-    let (g, w) = (parts(got), parts(want));
-    let maxw = w
-        .iter()
-        .filter(|x| x.is_finite())
-        .fold(0.0f64, |m, x| m.max(x.abs()));
-    let mut last_bad = None;
-    for (i, (&a, &b)) in g.iter().zip(&w).enumerate() {
-        let ok = if b.is_nan() || a.is_nan() {
-            a.is_nan() && b.is_nan()
-        } else if b.is_infinite() || a.is_infinite() {
-            a == b
-        } else {
-            let e = (a - b).abs();
-            d.max_abs = d.max_abs.max(e);
-            if maxw > 0.0 {
-                d.max_rel = d.max_rel.max(e / maxw);
-            }
-            e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + d.noise_floor
-        };
-        if !ok && last_bad != Some(i / 2) {
-            last_bad = Some(i / 2);
-            d.bad += 1;
-            if d.first_bad.is_none() {
-                d.first_bad = Some((i / 2, a, b));
-            }
-        }
-    }
-    d
-}
-
-/// One output's row in a check table.
-#[derive(Clone, Debug)]
-pub struct OutputRow {
-    pub name: String,
-    pub shape: String,
-    pub diff: Diff,
-}
 
 /// What `--check-numerics` saw after one pass.
 #[derive(Clone, Debug)]
@@ -677,7 +471,7 @@ impl Reference {
     fn new(module: &Module, cfg: &CheckConfig) -> Result<Reference, EvalError> {
         let inputs = match (lockstep_topology(module)?, &cfg.inputs) {
             (None, Some(v)) => vec![v.clone()],
-            (None, None) => vec![super::random::random_inputs(module, cfg.seed)?],
+            (None, None) => vec![crate::interp::random::random_inputs(module, cfg.seed)?],
             (Some(t), Some(v)) => vec![v.clone(); t.devices()],
             (Some(t), None) => random_device_inputs(module, &t, cfg.seed)?,
         };
@@ -737,94 +531,6 @@ fn largest_array_in(module: &Module) -> i64 {
         .unwrap_or(0)
 }
 
-/// How many times an output's measured rounding noise a rewrite may move
-/// it, beyond the relative tolerance.
-pub const NOISE_FACTOR: f64 = 10.0;
-
-/// max |a - b| over the finite elements (0 when shapes differ or the type
-/// is not a float).
-fn max_abs_diff(a: &Array, b: &Array) -> f64 {
-    if a.ty != b.ty || a.dims != b.dims || !(a.ty.is_float() || a.ty.is_complex()) {
-        return 0.0;
-    }
-    if a.ty.is_complex() {
-        let (x, y) = (
-            super::complex::to_c128(&a.data),
-            super::complex::to_c128(&b.data),
-        );
-        return x
-            .iter()
-            .zip(&y)
-            .flat_map(|(p, q)| [(p.re - q.re).abs(), (p.im - q.im).abs()])
-            .filter(|e| e.is_finite())
-            .fold(0.0, f64::max);
-    }
-    a.to_f64_vec()
-        .iter()
-        .zip(b.to_f64_vec())
-        .map(|(x, y)| (x - y).abs())
-        .filter(|e| e.is_finite())
-        .fold(0.0, f64::max)
-}
-
-/// The inputs with every float element moved by about one unit in the
-/// last place of its type (`x * (1 + u * 2^-mantissa)`, u uniform in
-/// [-1, 1], rounded back); integers, pred and e8m0 unchanged. The original
-/// module's outputs on these, against its outputs on the inputs, measure
-/// each output's sensitivity to rounding: for a well-conditioned output it
-/// is about an ulp, for a sum that cancels it is the size of the result.
-pub fn perturb_inputs(inputs: &[Value], seed: u64) -> Result<Vec<Value>, EvalError> {
-    let mut rng = super::random::Rng::new(seed ^ 0x0DD5_EED5);
-    inputs.iter().map(|v| perturb(v, &mut rng)).collect()
-}
-
-fn perturb(v: &Value, rng: &mut super::random::Rng) -> Result<Value, EvalError> {
-    match v {
-        Value::Tuple(t) => Ok(Value::Tuple(
-            t.iter()
-                .map(|e| perturb(e, rng))
-                .collect::<Result<Vec<_>, _>>()?
-                .into(),
-        )),
-        Value::Array(a) if a.ty.is_complex() => {
-            let eps = if a.ty == PrimitiveType::C64 {
-                2f64.powi(-23)
-            } else {
-                2f64.powi(-52)
-            };
-            let mut nudge = |x: f64| x * (1.0 + (2.0 * rng.uniform() - 1.0) * eps);
-            let v = super::complex::to_c128(&a.data)
-                .into_iter()
-                .map(|c| num_complex::Complex64::new(nudge(c.re), nudge(c.im)))
-                .collect();
-            let data = super::complex::from_c128(a.ty, v)?;
-            Ok(Value::array(Array::new(a.ty, a.dims.clone(), data)?))
-        }
-        Value::Array(a) if a.ty.is_float() => {
-            let m = match a.ty {
-                PrimitiveType::F64 => 52,
-                PrimitiveType::F32 => 23,
-                PrimitiveType::F16 => 10,
-                PrimitiveType::Bf16 => 7,
-                t => t.minifloat().map_or(0, |m| m.mantissa_bits as i32),
-            };
-            if m == 0 {
-                // e8m0: powers of two only, nothing an ulp apart.
-                return Ok(v.clone());
-            }
-            let eps = 2f64.powi(-m);
-            let x: Vec<f64> = a
-                .to_f64_vec()
-                .iter()
-                .map(|&x| x * (1.0 + (2.0 * rng.uniform() - 1.0) * eps))
-                .collect();
-            let data = super::convert::from_f64_vec(a.ty, &x)?;
-            Ok(Value::array(Array::new(a.ty, a.dims.clone(), data)?))
-        }
-        _ => Ok(v.clone()),
-    }
-}
-
 /// Makes the passes of a pipeline by name (the registry's).
 pub fn make_passes(names: &[&str]) -> Result<Vec<Box<dyn Pass>>, crate::passes::UnknownPass> {
     names
@@ -851,7 +557,7 @@ pub fn run_pipeline_checked(
     let names = pipeline.pass_names();
     let passes = make_passes(&names).map_err(|e| CheckError::Eval {
         pass: None,
-        error: super::err(e.to_string()),
+        error: crate::interp::err(e.to_string()),
     })?;
     let cfg = CheckConfig {
         seed,

@@ -1,10 +1,10 @@
 //! `hlo-opt eval`: run a module on inputs and write (or compare) its
 //! outputs.
 
-use super::array::{Array, Value};
-use super::check::compare_arrays;
-use super::npy::{read_inputs, read_outputs, write_npz};
-use super::{evaluate, random::random_inputs};
+use crate::interp::array::{Array, Value};
+use crate::interp::compare::compare_arrays;
+use crate::interp::npy::{read_inputs, read_outputs, write_npz};
+use crate::interp::{evaluate, random::random_inputs};
 use crate::ir::verify::verify;
 use crate::passes::{Pipeline, Scope};
 use crate::text::error::located_error;
@@ -236,7 +236,7 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
 /// `f32[2,3] min -1 max 2 mean 0.5 [first values...]`.
 fn summary(a: &Array) -> String {
     if a.ty.is_complex() {
-        let v = super::complex::to_c128(&a.data);
+        let v = crate::interp::complex::to_c128(&a.data);
         let head: Vec<String> = v.iter().take(6).map(|c| format!("{c}")).collect();
         let finite = v
             .iter()
