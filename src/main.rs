@@ -6,9 +6,9 @@ use hlo_opt::ir::PrintOptions;
 use hlo_opt::output::write_atomically;
 use hlo_opt::passes::{self, Pipeline, Scope};
 use hlo_opt::text::error::located_error;
-use hlo_opt::text::{parse_module_from_reader, parse_module_owned, write_module, ReadError};
+use hlo_opt::text::write_module;
 use hlo_opt::util as diag;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -76,6 +76,12 @@ struct Cli {
     #[arg(long, requires = "check_numerics")]
     accept_unchecked: bool,
 
+    /// Write the module after every pass that changed it into DIR (created
+    /// if need be), as `NN.<pass>.hlo` in run order, and the input as
+    /// `00.input.hlo`: what XLA's `--xla_dump_hlo_pass_re=.*` gives.
+    #[arg(long, value_name = "DIR")]
+    dump_dir: Option<PathBuf>,
+
     /// Input format: `text` (HLO text) or `proto` (binary HloModuleProto,
     /// HloProto or HloSnapshot). Default: by extension (`.pb` is proto,
     /// `.hlo`/`.txt` text), else by content.
@@ -130,7 +136,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         );
     }
     let input = cli.input.as_deref().expect("clap requires INPUT here");
-    let (mut module, file_name) = read_module_input(input, cli.input_format.as_deref())?;
+    let (mut module, file_name) =
+        hlo_opt::driver::input::read_module_input(input, cli.input_format.as_deref())?;
     // Errors in the module point at its lines, read again from the file.
     let path = (input != "-").then(|| Path::new(input));
     verify(&module)
@@ -154,6 +161,25 @@ fn run(cli: &Cli) -> Result<(), String> {
     if !cli.no_contract_checks && !pipeline.pass_names().is_empty() {
         check_contract(&module, &file_name, path)?;
     }
+    if let Some(dir) = &cli.dump_dir {
+        if cli.check_numerics {
+            return Err("error: --dump-dir and --check-numerics cannot be combined yet".into());
+        }
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
+        dump(dir, "00.input.hlo", &module)?;
+    }
+    let mut step = 0;
+    let mut after = |run: &hlo_opt::passes::PassRun, m: &hlo_opt::ir::Module| {
+        step += 1;
+        match &cli.dump_dir {
+            Some(dir) if run.changed => dump(dir, &format!("{step:02}.{}.hlo", run.name), m)
+                .map_err(|message| hlo_opt::passes::PassError::After {
+                    pass: run.name,
+                    message,
+                }),
+            _ => Ok(()),
+        }
+    };
     let runs = if cli.check_numerics {
         hlo_opt::driver::check_numerics::run_pipeline_checked(
             &mut module,
@@ -164,7 +190,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         .map_err(|e| format!("{file_name}: error: {e}"))?
     } else {
         pipeline
-            .run(&mut module)
+            .run_with(&mut module, &mut after)
             .map_err(|e| format!("{file_name}: error: {e}"))?
     };
     if cli.report {
@@ -214,6 +240,13 @@ fn run(cli: &Cli) -> Result<(), String> {
     })
 }
 
+/// Writes `module` as `dir/name` (atomically), in its own form.
+fn dump(dir: &Path, name: &str, module: &hlo_opt::ir::Module) -> Result<(), String> {
+    write_output(Some(&dir.join(name)), |w| {
+        write_module(module, &module.style, w)
+    })
+}
+
 /// The contract checks (`hlo_opt::contract`): every violation, each
 /// pointing at its instruction's line, with its resolution.
 fn check_contract(
@@ -248,60 +281,6 @@ fn list_passes() -> String {
         s.push_str(&format!("{order:>5}  {:<28}  {}\n", p.name, p.summary));
     }
     s
-}
-
-/// Bytes read from the input at a time.
-const CHUNK: usize = 1 << 20;
-
-/// Reads the input as HLO text or as a binary proto (`--input-format`,
-/// else a `.pb` extension, else the content: neuronx-distributed names its
-/// binary protos `.hlo`). Text is parsed as it is read, never held whole.
-fn read_module_input(
-    input: &str,
-    format: Option<&str>,
-) -> Result<(hlo_opt::ir::Module, String), String> {
-    let file_name = if input == "-" { "<stdin>" } else { input }.to_string();
-    let read_error = |e: std::io::Error| format!("{file_name}: error: {e}");
-    let mut reader: Box<dyn BufRead> = if input == "-" {
-        Box::new(BufReader::with_capacity(CHUNK, std::io::stdin().lock()))
-    } else {
-        let file = std::fs::File::open(input).map_err(read_error)?;
-        Box::new(BufReader::with_capacity(CHUNK, file))
-    };
-    let ext = Path::new(input).extension().and_then(|e| e.to_str());
-    let streamed = match (format, ext) {
-        (Some(f), _) => f == "text",
-        (None, Some("pb")) => false,
-        _ => hlo_opt::proto::head_looks_like_text(reader.fill_buf().map_err(read_error)?),
-    };
-    let not_utf8 = |offset: usize| {
-        format!(
-            "{file_name}: error: not UTF-8 text (byte {offset}); for a binary proto use --input-format proto"
-        )
-    };
-    if streamed {
-        let module = parse_module_from_reader(reader, &file_name).map_err(|e| match e {
-            ReadError::Parse(e) => e.to_string(),
-            ReadError::NotUtf8 { offset } => not_utf8(offset),
-            ReadError::Io(e) => read_error(e),
-        })?;
-        return Ok((module, file_name));
-    }
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).map_err(read_error)?;
-    let is_proto = match (format, ext) {
-        (Some(f), _) => f == "proto",
-        (None, Some("pb")) => true,
-        _ => hlo_opt::proto::looks_like_proto(&bytes),
-    };
-    if is_proto {
-        let module =
-            hlo_opt::proto::read_module(&bytes).map_err(|e| format!("{file_name}: error: {e}"))?;
-        return Ok((module, file_name));
-    }
-    let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error().valid_up_to()))?;
-    let module = parse_module_owned(text, &file_name).map_err(|e| e.to_string())?;
-    Ok((module, file_name))
 }
 
 /// Writes to stdout, or to `path` through [`write_atomically`] so that a

@@ -471,3 +471,103 @@ fn input_format_follows_the_extension_the_content_or_the_flag() {
     assert!(err.contains("argmax_f32.hlo: error:"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn help_names_the_eval_command() {
+    let out = hlo_opt().arg("--help").output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(help.contains("eval"), "{help}");
+}
+
+/// `--dump-dir` writes the input and the module after each pass that
+/// changed it, in run order, each a module that reads back.
+#[test]
+fn dump_dir_writes_the_module_after_each_pass_that_changed_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let dumps = dir.path().join("dumps");
+    let out = hlo_opt()
+        .arg("examples/softmax_vjp_f32.hlo")
+        .arg("--dump-dir")
+        .arg(&dumps)
+        .arg("-o")
+        .arg(dir.path().join("out.hlo"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&dumps)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    // The default pipeline: 7 passes before the two raises, which change
+    // the module; add-logit-output finds no output softmax.
+    assert_eq!(
+        names,
+        [
+            "00.input.hlo",
+            "07.native-to-custom-softmax-dx.hlo",
+            "08.native-to-custom-softmax.hlo"
+        ]
+    );
+    let last = std::fs::read_to_string(dumps.join("08.native-to-custom-softmax.hlo")).unwrap();
+    let final_out = std::fs::read_to_string(dir.path().join("out.hlo")).unwrap();
+    assert_eq!(last, final_out);
+    let input = std::fs::read_to_string("examples/softmax_vjp_f32.hlo").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dumps.join("00.input.hlo")).unwrap(),
+        input
+    );
+    for n in &names {
+        let text = std::fs::read_to_string(dumps.join(n)).unwrap();
+        hlo_opt::text::parse_module(&text, n).unwrap();
+    }
+}
+
+/// `hlo-opt eval` reads binary protos as the main command does.
+#[test]
+fn eval_reads_a_proto() {
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("m.pb");
+    let text =
+        "HloModule m\n\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT r = f32[2] add(a, a)\n}\n";
+    let src = dir.path().join("m.hlo");
+    std::fs::write(&src, text).unwrap();
+    let conv = hlo_opt()
+        .args(["--passes", ""])
+        .arg(&src)
+        .arg("-o")
+        .arg(&pb)
+        .output()
+        .unwrap();
+    assert!(conv.status.success());
+    let from_text = hlo_opt()
+        .args(["eval", "--seed", "3"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    let from_proto = hlo_opt()
+        .args(["eval", "--seed", "3"])
+        .arg(&pb)
+        .output()
+        .unwrap();
+    assert!(
+        from_proto.status.success(),
+        "{}",
+        String::from_utf8_lossy(&from_proto.stderr)
+    );
+    assert_eq!(from_text.stdout, from_proto.stdout);
+    assert!(!from_proto.stdout.is_empty());
+}
+
+/// The registry's names are the passes' own.
+#[test]
+fn every_registry_name_is_its_pass_name() {
+    for info in hlo_opt::passes::registry() {
+        assert_eq!((info.make)().name(), info.name);
+    }
+}

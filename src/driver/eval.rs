@@ -8,7 +8,6 @@ use crate::interp::{evaluate, random::random_inputs};
 use crate::ir::verify::verify;
 use crate::passes::{Pipeline, Scope};
 use crate::text::error::located_error;
-use crate::text::parse_module_from_reader;
 use clap::Parser;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -98,23 +97,9 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
     if cli.output.is_none() && crate::util::stdout_was_closed() {
         return Err("<stdout>: error: standard output is closed (use -o FILE.npz)".into());
     }
-    let (read, file, path) = if cli.input == "-" {
-        let stdin = std::io::stdin().lock();
-        (parse_module_from_reader(stdin, "<stdin>"), "<stdin>", None)
-    } else {
-        let f = std::fs::File::open(&cli.input).map_err(|e| format!("{}: {e}", cli.input))?;
-        let reader = std::io::BufReader::with_capacity(1 << 20, f);
-        let path = Some(Path::new(&cli.input));
-        (
-            parse_module_from_reader(reader, &cli.input),
-            &*cli.input,
-            path,
-        )
-    };
-    let mut module = read.map_err(|e| match e {
-        crate::text::ReadError::Parse(e) => e.to_string(),
-        e => format!("{file}: {e}"),
-    })?;
+    let (mut module, file) = super::input::read_module_input(&cli.input, None)?;
+    let file = &*file;
+    let path = (cli.input != "-").then(|| Path::new(&cli.input));
     verify(&module)
         .map_err(|e| located_error(file, path, e.pos, &format!("invalid module: {e}")))?;
     if let Some(list) = &cli.passes {

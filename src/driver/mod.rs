@@ -5,3 +5,4 @@
 
 pub mod check_numerics;
 pub mod eval;
+pub mod input;

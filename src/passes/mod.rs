@@ -177,6 +177,8 @@ pub enum PassError {
         pass: &'static str,
         error: VerifyError,
     },
+    /// What the caller does after a pass failed (writing a dump, ...).
+    After { pass: &'static str, message: String },
 }
 
 impl PassError {
@@ -207,6 +209,7 @@ impl fmt::Display for PassError {
                     "pass {pass} left an invalid module (a bug in the pass): {error}"
                 )
             }
+            PassError::After { pass, message } => write!(f, "after pass {pass}: {message}"),
         }
     }
 }
@@ -373,6 +376,16 @@ impl Pipeline {
 
     /// Runs every pass in order; stops at the first error.
     pub fn run(&mut self, module: &mut Module) -> Result<Vec<PassRun>, PassError> {
+        self.run_with(module, &mut |_, _| Ok(()))
+    }
+
+    /// [`Self::run`], handing `after` each pass's run and the module as it
+    /// left it (verified); an error from `after` stops the pipeline.
+    pub fn run_with(
+        &mut self,
+        module: &mut Module,
+        after: &mut dyn FnMut(&PassRun, &Module) -> Result<(), PassError>,
+    ) -> Result<Vec<PassRun>, PassError> {
         let mut runs = Vec::with_capacity(self.passes.len());
         for pass in &mut self.passes {
             let mut ctx = PassContext::new(self.options.clone());
@@ -386,12 +399,14 @@ impl Pipeline {
                     error,
                 })?;
             }
-            runs.push(PassRun {
+            let run = PassRun {
                 name: pass.name(),
                 changed,
                 elapsed,
                 report: ctx.report,
-            });
+            };
+            after(&run, module)?;
+            runs.push(run);
         }
         Ok(runs)
     }

@@ -1,0 +1,60 @@
+//! Reading a module from a file or standard input, as HLO text or a
+//! binary proto: what `hlo-opt` and `hlo-opt eval` share.
+
+use crate::text::{parse_module_from_reader, parse_module_owned, ReadError};
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// The read buffer: large enough that the parser's window refills rarely.
+const CHUNK: usize = 1 << 20;
+
+/// Reads the input as HLO text or as a binary proto (`--input-format`,
+/// else a `.pb` extension, else the content: neuronx-distributed names its
+/// binary protos `.hlo`). Text is parsed as it is read, never held whole.
+pub fn read_module_input(
+    input: &str,
+    format: Option<&str>,
+) -> Result<(crate::ir::Module, String), String> {
+    let file_name = if input == "-" { "<stdin>" } else { input }.to_string();
+    let read_error = |e: std::io::Error| format!("{file_name}: error: {e}");
+    let mut reader: Box<dyn BufRead> = if input == "-" {
+        Box::new(BufReader::with_capacity(CHUNK, std::io::stdin().lock()))
+    } else {
+        let file = std::fs::File::open(input).map_err(read_error)?;
+        Box::new(BufReader::with_capacity(CHUNK, file))
+    };
+    let ext = Path::new(input).extension().and_then(|e| e.to_str());
+    let streamed = match (format, ext) {
+        (Some(f), _) => f == "text",
+        (None, Some("pb")) => false,
+        _ => crate::proto::head_looks_like_text(reader.fill_buf().map_err(read_error)?),
+    };
+    let not_utf8 = |offset: usize| {
+        format!(
+            "{file_name}: error: not UTF-8 text (byte {offset}); for a binary proto use --input-format proto"
+        )
+    };
+    if streamed {
+        let module = parse_module_from_reader(reader, &file_name).map_err(|e| match e {
+            ReadError::Parse(e) => e.to_string(),
+            ReadError::NotUtf8 { offset } => not_utf8(offset),
+            ReadError::Io(e) => read_error(e),
+        })?;
+        return Ok((module, file_name));
+    }
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(read_error)?;
+    let is_proto = match (format, ext) {
+        (Some(f), _) => f == "proto",
+        (None, Some("pb")) => true,
+        _ => crate::proto::looks_like_proto(&bytes),
+    };
+    if is_proto {
+        let module =
+            crate::proto::read_module(&bytes).map_err(|e| format!("{file_name}: error: {e}"))?;
+        return Ok((module, file_name));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error().valid_up_to()))?;
+    let module = parse_module_owned(text, &file_name).map_err(|e| e.to_string())?;
+    Ok((module, file_name))
+}
