@@ -413,13 +413,24 @@ fn r13_sigterm_and_sigint_during_a_write_remove_the_temporary_file() {
         // The write lasts tens of milliseconds: on a loaded machine the
         // signal may land after it, and the attempt is made again.
         for _attempt in 0..15 {
-            let mut child = hlo_opt()
-                .args(["--passes", ""])
+            let mut cmd = hlo_opt();
+            cmd.args(["--passes", ""])
                 .arg(&input)
                 .arg("-o")
-                .arg(out_dir.join("out.hlo"))
-                .spawn()
-                .unwrap();
+                .arg(out_dir.join("out.hlo"));
+            // A job a non-interactive shell starts in the background (`cmd
+            // &`, nohup) inherits SIGINT ignored, and hlo-opt, as programs
+            // do, leaves an ignored SIGINT ignored: give the child the
+            // default disposition, as a terminal's foreground job has.
+            // SAFETY: between fork and exec only async-signal-safe calls
+            // are allowed; signal(2) is one, and nothing is allocated.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+                    libc::signal(libc::SIGINT, libc::SIG_DFL);
+                    Ok(())
+                });
+            }
+            let mut child = cmd.spawn().unwrap();
             // Wait for the temporary file, then signal.
             let start = std::time::Instant::now();
             let mut seen = false;
