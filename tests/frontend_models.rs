@@ -107,15 +107,22 @@ fn check_numerics_proves_every_rewrite() {
             .into_iter()
             .map(|n| (find_pass(n).expect("registered").make)())
             .collect();
+        // Every module runs whole: none falls back to region by region.
+        let mut by_region = Vec::new();
         if let Err(e) = run_checked(
             &mut m,
             passes,
             &options(&case),
             &CheckConfig::default(),
-            &mut |_| {},
+            &mut |c| {
+                if let Some(why) = &c.by_region {
+                    by_region.push(format!("{}: {}: {why}", case.file, c.pass));
+                }
+            },
         ) {
             failures.push(format!("{}: {e}", case.file));
         }
+        failures.extend(by_region);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
