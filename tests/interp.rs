@@ -634,3 +634,30 @@ fn complex_reductions_keep_both_parts_and_complex_sorts_are_refused() {
     let e = err_of(sort, vec![]);
     assert!(e.contains("c64 keys is not supported"), "{e}");
 }
+
+/// Seeded inputs stay within the range of the narrow integer types.
+#[test]
+fn random_inputs_fit_narrow_integer_types() {
+    for (ty, lo, hi) in [
+        ("s1", -1.0, 0.0),
+        ("u1", 0.0, 1.0),
+        ("s2", -2.0, 1.0),
+        ("u2", 0.0, 3.0),
+        ("s4", -8.0, 7.0),
+        ("u4", 0.0, 15.0),
+    ] {
+        let text = format!("HloModule m\n\nENTRY e {{\n  ROOT x = {ty}[256] parameter(0)\n}}\n");
+        let m = parse_module(&text, "t.hlo").unwrap();
+        let inputs = hlo_opt::interp::random::random_inputs(&m, 0).unwrap();
+        let values = inputs[0].as_array().unwrap().to_f64_vec();
+        assert!(
+            values.iter().all(|&v| (lo..=hi).contains(&v)),
+            "{ty}: {values:?}"
+        );
+        // Not all one value, where the type has more than one
+        // non-negative value (the inputs are small and non-negative).
+        if ty != "s1" {
+            assert!(values.iter().any(|&v| v != values[0]), "{ty}: {values:?}");
+        }
+    }
+}

@@ -65,8 +65,16 @@ pub fn random_value(shape: &Shape, rng: &mut Rng) -> Result<Value> {
             let ty = a.element_type;
             let data = match storage(ty)? {
                 Storage::Pred => Data::Pred((0..n).map(|_| rng.next_u64() & 1 == 1).collect()),
-                Storage::S => Data::S((0..n).map(|_| (rng.next_u64() % 8) as i64).collect()),
-                Storage::U => Data::U((0..n).map(|_| rng.next_u64() % 8).collect()),
+                // Small non-negative values (0..8), within the range of
+                // the narrow types too (s2 holds 0..2, u2 0..4).
+                Storage::S => {
+                    let m = 8.min(1u64 << (ty.bit_width().max(1) - 1));
+                    Data::S((0..n).map(|_| (rng.next_u64() % m) as i64).collect())
+                }
+                Storage::U => {
+                    let m = 8.min(1u64 << ty.bit_width().min(3));
+                    Data::U((0..n).map(|_| rng.next_u64() % m).collect())
+                }
                 Storage::C64 | Storage::C128 => {
                     let v: Vec<num_complex::Complex64> = (0..n)
                         .map(|_| num_complex::Complex64::new(rng.normal(), rng.normal()))
