@@ -4,7 +4,7 @@ use clap::Parser;
 use hlo_opt::ir::verify::verify;
 use hlo_opt::ir::PrintOptions;
 use hlo_opt::output::write_atomically;
-use hlo_opt::passes::{self, Pipeline, Scope};
+use hlo_opt::passes;
 use hlo_opt::text::error::located_error;
 use hlo_opt::text::write_module;
 use hlo_opt::util as diag;
@@ -18,9 +18,13 @@ use std::process::ExitCode;
     name = "hlo-opt",
     version,
     about,
-    after_help = "Commands:\n  eval  Run a module with the reference interpreter on .npz or seeded inputs (see `hlo-opt eval --help`)"
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
 )]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
     /// The module to read: HLO text or a binary proto (see --input-format); `-` reads standard input.
     #[arg(required_unless_present = "list_passes")]
     input: Option<String>,
@@ -99,13 +103,18 @@ struct Cli {
     verbose: u8,
 }
 
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Run a module with the reference interpreter on .npz or seeded
+    /// inputs, and write, print or compare its outputs.
+    Eval(hlo_opt::driver::eval::EvalCli),
+}
+
 fn main() -> ExitCode {
-    // `hlo-opt eval ...`: the reference interpreter (src/driver/eval.rs),
-    // whose options differ from the pipeline's.
-    if std::env::args_os().nth(1).is_some_and(|a| a == "eval") {
-        return hlo_opt::driver::eval::main(std::env::args_os().collect());
-    }
     let cli = Cli::parse();
+    if let Some(Command::Eval(eval)) = &cli.command {
+        return hlo_opt::driver::eval::main(eval);
+    }
     let level = match cli.verbose {
         0 => log::LevelFilter::Warn,
         1 => log::LevelFilter::Debug,
@@ -142,20 +151,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     let path = (input != "-").then(|| Path::new(input));
     verify(&module)
         .map_err(|e| located_error(&file_name, path, e.pos, &format!("invalid module: {e}")))?;
-    let mut pipeline = match cli.passes.as_deref() {
-        None => Pipeline::default_pipeline(),
-        Some(list) => {
-            let names: Vec<&str> = list
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .collect();
-            Pipeline::from_names(&names).map_err(|e| format!("error: {e}"))?
-        }
-    };
-    if cli.all_computations {
-        pipeline.options.scope = Scope::AllComputations;
-    }
+    let mut pipeline = hlo_opt::driver::pipeline(cli.passes.as_deref(), cli.all_computations)?;
     // The checks guard the passes; a pure round trip (`--passes ''`), a
     // format conversion, needs none.
     if !cli.no_contract_checks && !pipeline.pass_names().is_empty() {

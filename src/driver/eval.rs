@@ -6,10 +6,8 @@ use crate::interp::compare::compare_arrays;
 use crate::interp::npy::{read_inputs, read_outputs, write_npz};
 use crate::interp::{evaluate, random::random_inputs};
 use crate::ir::verify::verify;
-use crate::passes::{Pipeline, Scope};
 use crate::text::error::located_error;
-use clap::Parser;
-use std::ffi::OsString;
+use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -21,8 +19,7 @@ use std::time::Instant;
 /// seeded random values. Outputs (out0, out1, ...: the root tuple's
 /// elements) are written as .npz in the same layout, or compared with a
 /// reference .npz.
-#[derive(Parser, Debug)]
-#[command(name = "hlo-opt eval")]
+#[derive(Args, Debug)]
 pub struct EvalCli {
     /// The HLO text module; `-` reads standard input.
     pub input: String,
@@ -62,16 +59,8 @@ pub struct EvalCli {
 }
 
 /// Entry point: `args` starts with the program name, then `eval`.
-pub fn main(args: Vec<OsString>) -> ExitCode {
-    let mut args = args;
-    if args.len() >= 2 {
-        args.remove(1);
-    }
-    let cli = match EvalCli::try_parse_from(args) {
-        Ok(c) => c,
-        Err(e) => e.exit(),
-    };
-    let code = match run(&cli) {
+pub fn main(cli: &EvalCli) -> ExitCode {
+    let code = match run(cli) {
         Ok(code) => code,
         Err(message) => {
             crate::util::diag(&format!("hlo-opt eval: {message}\n"));
@@ -102,20 +91,8 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
     let path = (cli.input != "-").then(|| Path::new(&cli.input));
     verify(&module)
         .map_err(|e| located_error(file, path, e.pos, &format!("invalid module: {e}")))?;
-    if let Some(list) = &cli.passes {
-        let mut p = if list == "default" {
-            Pipeline::default_pipeline()
-        } else {
-            let names: Vec<&str> = list
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .collect();
-            Pipeline::from_names(&names).map_err(|e| e.to_string())?
-        };
-        if cli.all_computations {
-            p.options.scope = Scope::AllComputations;
-        }
+    if cli.passes.is_some() {
+        let mut p = super::pipeline(cli.passes.as_deref(), cli.all_computations)?;
         p.run(&mut module).map_err(|e| format!("{file}: {e}"))?;
     }
     let entry = module.comp(module.entry());

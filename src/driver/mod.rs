@@ -6,3 +6,27 @@
 pub mod check_numerics;
 pub mod eval;
 pub mod input;
+
+use crate::passes::{Pipeline, Scope};
+
+/// The pipeline a `--passes` value names, as both commands read it:
+/// absent or `default`, the default pipeline; else the comma-separated
+/// names, in order (`''` runs none). `all_computations` widens every
+/// pass's scope.
+pub fn pipeline(passes: Option<&str>, all_computations: bool) -> Result<Pipeline, String> {
+    let mut p = match passes {
+        None | Some("default") => Pipeline::default_pipeline(),
+        Some(list) => {
+            let names: Vec<&str> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect();
+            Pipeline::from_names(&names).map_err(|e| format!("error: {e}"))?
+        }
+    };
+    if all_computations {
+        p.options.scope = Scope::AllComputations;
+    }
+    Ok(p)
+}
