@@ -75,12 +75,25 @@ pub fn check_round_trips(
     options: Option<PrintOptions>,
     expected: impl Fn(&Path) -> String,
 ) {
+    check_round_trips_after(set, paths, options, expected, |_| {})
+}
+
+/// [`check_round_trips`], with `change` made to each module before it
+/// prints.
+pub fn check_round_trips_after(
+    set: &str,
+    paths: &[PathBuf],
+    options: Option<PrintOptions>,
+    expected: impl Fn(&Path) -> String,
+    change: impl Fn(&mut hlo_opt::ir::Module),
+) {
     assert!(!paths.is_empty(), "{set}: no files found");
     let mut failures = Vec::new();
     for p in paths {
         match parse(p) {
             Err(e) => failures.push(format!("{}: does not parse: {e}", p.display())),
-            Ok(m) => {
+            Ok(mut m) => {
+                change(&mut m);
                 let printed = print_module_with(&m, &options.unwrap_or(m.style));
                 let want = expected(p);
                 if printed != want {
