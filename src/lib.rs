@@ -10,7 +10,6 @@
 //! - [`interp`]: the reference interpreter, `.npz` I/O and `--check-numerics`;
 //! - [`output`]: writing files without ever leaving a partial one.
 
-pub mod contract;
 pub mod driver;
 pub mod interp;
 pub mod ir;

@@ -1,10 +1,11 @@
 //! The `hlo-opt` command line: read a module, run passes, write it back.
 
 use clap::Parser;
+use hlo_opt::driver::check_numerics::{self, CheckConfig, NumericsCheck, PassCheck};
 use hlo_opt::ir::verify::verify;
-use hlo_opt::ir::PrintOptions;
+use hlo_opt::ir::{Module, PrintOptions};
 use hlo_opt::output::write_atomically;
-use hlo_opt::passes;
+use hlo_opt::passes::{self, PassError, PassRun};
 use hlo_opt::text::error::located_error;
 use hlo_opt::text::write_module;
 use hlo_opt::util as diag;
@@ -158,37 +159,46 @@ fn run(cli: &Cli) -> Result<(), String> {
         check_contract(&module, &file_name, path)?;
     }
     if let Some(dir) = &cli.dump_dir {
-        if cli.check_numerics {
-            return Err("error: --dump-dir and --check-numerics cannot be combined yet".into());
-        }
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
         dump(dir, "00.input.hlo", &module)?;
     }
+    let check_config = CheckConfig {
+        seed: cli.check_seed,
+        verify_each: pipeline.verify_each,
+        accept_unchecked: cli.accept_unchecked,
+        ..CheckConfig::default()
+    };
+    let mut print_table = |c: &PassCheck| diag::diag(&c.table());
+    let mut check = cli.check_numerics.then(|| {
+        diag::diag(&check_numerics::heading(cli.check_seed));
+        NumericsCheck::new(&module, &check_config, &mut print_table)
+    });
     let mut step = 0;
-    let mut after = |run: &hlo_opt::passes::PassRun, m: &hlo_opt::ir::Module| {
+    // The dump comes first: a module the check refuses is the one to see.
+    let mut after = |run: &PassRun, m: &Module| {
         step += 1;
-        match &cli.dump_dir {
-            Some(dir) if run.changed => dump(dir, &format!("{step:02}.{}.hlo", run.name), m)
-                .map_err(|message| hlo_opt::passes::PassError::After {
+        if let (Some(dir), true) = (&cli.dump_dir, run.changed) {
+            dump(dir, &format!("{step:02}.{}.hlo", run.name), m).map_err(|message| {
+                PassError::After {
                     pass: run.name,
                     message,
-                }),
-            _ => Ok(()),
+                }
+            })?;
+        }
+        match &mut check {
+            Some(check) => check.after(run, m),
+            None => Ok(()),
         }
     };
-    let runs = if cli.check_numerics {
-        hlo_opt::driver::check_numerics::run_pipeline_checked(
-            &mut module,
-            &pipeline,
-            cli.check_seed,
-            cli.accept_unchecked,
-        )
-        .map_err(|e| format!("{file_name}: error: {e}"))?
-    } else {
-        pipeline
-            .run_with(&mut module, &mut after)
-            .map_err(|e| format!("{file_name}: error: {e}"))?
-    };
+    let result = pipeline.run_with(&mut module, &mut after);
+    let runs = match check {
+        Some(check) => check
+            .finish(result)
+            .map(|(runs, _)| runs)
+            .map_err(|e| e.to_string()),
+        None => result.map_err(|e| e.to_string()),
+    }
+    .map_err(|e| format!("{file_name}: error: {e}"))?;
     if cli.report {
         let mut text = String::new();
         if runs.is_empty() {
@@ -250,7 +260,7 @@ fn check_contract(
     file_name: &str,
     path: Option<&Path>,
 ) -> Result<(), String> {
-    let violations = hlo_opt::contract::check(module);
+    let violations = hlo_opt::neuron::contract::check(module);
     if violations.is_empty() {
         return Ok(());
     }

@@ -134,3 +134,12 @@ pub fn init_logger(level: log::LevelFilter) {
     let _ = log::set_logger(&LOGGER);
     log::set_max_level(level);
 }
+
+/// Text for a message, cut short when long.
+pub fn clip(text: &str) -> String {
+    const MAX: usize = 120;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
+}

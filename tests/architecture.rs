@@ -89,9 +89,6 @@ fn the_interpreter_knows_neither_the_passes_nor_a_front() {
 }
 
 #[test]
-fn neurons_conventions_depend_only_on_the_ir() {
-    let uses = crate_uses(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/neuron.rs"));
-    for (line, name) in uses {
-        assert_eq!(name, "ir", "src/neuron.rs:{line}: crate::{name}");
-    }
+fn neurons_catalog_depends_only_on_the_ir() {
+    check("neuron", &["ir", "util"]);
 }

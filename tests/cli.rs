@@ -528,6 +528,51 @@ fn dump_dir_writes_the_module_after_each_pass_that_changed_it() {
     }
 }
 
+/// `--dump-dir` joins `--check-numerics`: both observe the one pipeline
+/// run, the dumps are those of the run without the check, and the tables
+/// are printed as they are without dumps.
+#[test]
+fn dump_dir_and_check_numerics_observe_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let dumps = dir.path().join("dumps");
+    let out = hlo_opt()
+        .arg("examples/softmax_vjp_f32.hlo")
+        .arg("--check-numerics")
+        .arg("--dump-dir")
+        .arg(&dumps)
+        .arg("-o")
+        .arg(dir.path().join("out.hlo"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let mut names: Vec<String> = std::fs::read_dir(&dumps)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "00.input.hlo",
+            "07.native-to-custom-softmax-dx.hlo",
+            "08.native-to-custom-softmax.hlo"
+        ]
+    );
+    for pass in ["native-to-custom-softmax-dx", "native-to-custom-softmax"] {
+        assert!(
+            stderr.contains(&format!(
+                "check-numerics: pass {pass}: changed, outputs re-evaluated"
+            )),
+            "{stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("check-numerics: pass legalize-compare: unchanged"),
+        "{stderr}"
+    );
+}
+
 /// `hlo-opt eval` reads binary protos as the main command does.
 #[test]
 fn eval_reads_a_proto() {

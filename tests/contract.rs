@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
-use hlo_opt::contract::{check, Check, Violation};
 use hlo_opt::ir::verify::verify;
+use hlo_opt::neuron::contract::{check, Check, Violation};
 use hlo_opt::text::parse_module;
 
 fn violations(text: &str) -> Vec<Violation> {

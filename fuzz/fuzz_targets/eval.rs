@@ -57,7 +57,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     run(&module);
-    if data.first().is_some_and(|b| b & 1 == 1) && hlo_opt::contract::check(&module).is_empty() {
+    if data.first().is_some_and(|b| b & 1 == 1) && hlo_opt::neuron::contract::check(&module).is_empty() {
         if Pipeline::default_pipeline().run(&mut module).is_ok() {
             run(&module);
         }

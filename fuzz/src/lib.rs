@@ -16,7 +16,7 @@ pub fn run_pipeline(data: &[u8], all_computations: bool, skip_contract: bool) {
     if verify(&module).is_err() {
         return;
     }
-    if !skip_contract && !hlo_opt::contract::check(&module).is_empty() {
+    if !skip_contract && !hlo_opt::neuron::contract::check(&module).is_empty() {
         return;
     }
     let mut pipeline = Pipeline::default_pipeline();

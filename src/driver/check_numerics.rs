@@ -17,10 +17,9 @@ use crate::interp::compare::{
 use crate::interp::region::check_regions;
 use crate::interp::{evaluate, ErrorKind, EvalError};
 use crate::ir::{Module, PrimitiveType};
-use crate::passes::{Pass, PassContext, PassError, PassOptions, PassRun};
+use crate::passes::{Pass, PassError, PassOptions, PassRun, Pipeline};
 use std::fmt;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// What `--check-numerics` saw after one pass.
 #[derive(Clone, Debug)]
@@ -206,11 +205,12 @@ impl Default for CheckConfig {
     }
 }
 
-/// Runs `passes` in order on `module`; evaluates the module before them
-/// and again after every pass that changed it, comparing every output with
-/// the outputs before the passes. `on_pass` sees each pass's table as soon
-/// as it is known. Stops at the first pass that moves an output beyond
-/// tolerance, naming the pass and the output.
+/// `--check-numerics` as an observer of [`Pipeline::run_with`]: it
+/// evaluates the module before the passes and again after every pass that
+/// changed it, comparing every output with the outputs before the passes.
+/// `on_pass` sees each pass's table as soon as it is known. The first pass
+/// that moves an output beyond tolerance stops the pipeline, and
+/// [`NumericsCheck::finish`] names the pass and the output.
 ///
 /// An output beyond the relative tolerance is compared again with an
 /// absolute allowance of [`NOISE_FACTOR`] times its rounding noise: how far
@@ -225,6 +225,107 @@ impl Default for CheckConfig {
 /// a single pass whose result alone cannot run. A region that itself holds
 /// what the interpreter lacks is listed as unchecked, and the run ends
 /// with [`CheckError::Unchecked`] unless [`CheckConfig::accept_unchecked`].
+pub struct NumericsCheck<'a> {
+    state: CheckState,
+    /// The module as the last pass that changed it left it.
+    previous: Module,
+    cfg: &'a CheckConfig,
+    on_pass: &'a mut dyn FnMut(&PassCheck),
+    checks: Vec<PassCheck>,
+    /// Why the pipeline was stopped, when this check stopped it.
+    failure: Option<CheckError>,
+}
+
+impl<'a> NumericsCheck<'a> {
+    pub fn new(
+        module: &Module,
+        cfg: &'a CheckConfig,
+        on_pass: &'a mut dyn FnMut(&PassCheck),
+    ) -> NumericsCheck<'a> {
+        let state = CheckState {
+            original: module.clone(),
+            // A module holding an array the interpreter cannot hold (a large
+            // model's training step) is checked region by region from the start.
+            whole: match largest_array_in(module) {
+                n if n > MAX_ELEMENTS as i64 => Whole::Cannot(format!(
+                    "an array of {n} elements exceeds the interpreter's limit of {MAX_ELEMENTS}"
+                )),
+                _ => Whole::Untried,
+            },
+            noise: None,
+        };
+        NumericsCheck {
+            state,
+            previous: module.clone(),
+            cfg,
+            on_pass,
+            checks: Vec::new(),
+            failure: None,
+        }
+    }
+
+    /// Checks one pass as it left the module (the observer's hook).
+    pub fn after(&mut self, run: &PassRun, module: &Module) -> Result<(), PassError> {
+        let mut check = PassCheck::new(run.name, run.changed);
+        if run.changed {
+            let names_before = instruction_names(&self.previous);
+            let checked =
+                self.state
+                    .check_pass(&mut check, &self.previous, module, &names_before, self.cfg);
+            if let Err(e) = checked {
+                return Err(self.stop(run.name, e));
+            }
+            self.previous = module.clone();
+        }
+        (self.on_pass)(&check);
+        let failed = check
+            .rows
+            .iter()
+            .find(|r| !r.diff.ok())
+            .map(|r| CheckError::Mismatch {
+                pass: run.name,
+                output: r.name.clone(),
+                shape: r.shape.clone(),
+                diff: Box::new(r.diff.clone()),
+            });
+        self.checks.push(check);
+        match failed {
+            Some(e) => Err(self.stop(run.name, e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Keeps why the check stopped the pipeline; the pipeline's error
+    /// only says that it did.
+    fn stop(&mut self, pass: &'static str, e: CheckError) -> PassError {
+        let message = e.to_string();
+        self.failure = Some(e);
+        PassError::After { pass, message }
+    }
+
+    /// The pipeline's outcome judged: the check's own failure, the
+    /// pipeline's error, or every pass's run and check.
+    pub fn finish(
+        self,
+        result: Result<Vec<PassRun>, PassError>,
+    ) -> Result<(Vec<PassRun>, Vec<PassCheck>), CheckError> {
+        if let Some(e) = self.failure {
+            return Err(e);
+        }
+        let runs = result.map_err(CheckError::Pass)?;
+        let unchecked: Vec<(&'static str, String)> = self
+            .checks
+            .iter()
+            .flat_map(|c| c.unchecked.iter().map(|u| (c.pass, u.clone())))
+            .collect();
+        if !unchecked.is_empty() && !self.cfg.accept_unchecked {
+            return Err(CheckError::Unchecked(unchecked));
+        }
+        Ok((runs, self.checks))
+    }
+}
+
+/// Runs `passes` in order on `module` under a [`NumericsCheck`].
 pub fn run_checked(
     module: &mut Module,
     passes: Vec<Box<dyn Pass>>,
@@ -232,67 +333,11 @@ pub fn run_checked(
     cfg: &CheckConfig,
     on_pass: &mut dyn FnMut(&PassCheck),
 ) -> Result<(Vec<PassRun>, Vec<PassCheck>), CheckError> {
-    let mut state = CheckState {
-        original: module.clone(),
-        // A module holding an array the interpreter cannot hold (a large
-        // model's training step) is checked region by region from the start.
-        whole: match largest_array_in(module) {
-            n if n > MAX_ELEMENTS as i64 => Whole::Cannot(format!(
-                "an array of {n} elements exceeds the interpreter's limit of {MAX_ELEMENTS}"
-            )),
-            _ => Whole::Untried,
-        },
-        noise: None,
-    };
-    let mut runs = Vec::new();
-    let mut checks = Vec::new();
-    let mut unchecked = Vec::new();
-    for mut pass in passes {
-        let before_pass = module.clone();
-        let names_before = instruction_names(module);
-        let mut ctx = PassContext::new(options.clone());
-        let start = Instant::now();
-        let changed = pass.run(module, &mut ctx).map_err(CheckError::Pass)?;
-        let elapsed = start.elapsed();
-        if cfg.verify_each {
-            crate::ir::verify::verify(module).map_err(|error| {
-                CheckError::Pass(PassError::Verifier {
-                    pass: pass.name(),
-                    error,
-                })
-            })?;
-        }
-        runs.push(PassRun {
-            name: pass.name(),
-            changed,
-            elapsed,
-            report: ctx.report,
-        });
-        let mut check = PassCheck::new(pass.name(), changed);
-        if changed {
-            state.check_pass(&mut check, &before_pass, module, &names_before, cfg)?;
-        }
-        on_pass(&check);
-        unchecked.extend(check.unchecked.iter().map(|u| (check.pass, u.clone())));
-        let failed = check
-            .rows
-            .iter()
-            .find(|r| !r.diff.ok())
-            .map(|r| (r.name.clone(), r.shape.clone(), r.diff.clone()));
-        checks.push(check);
-        if let Some((output, shape, diff)) = failed {
-            return Err(CheckError::Mismatch {
-                pass: pass.name(),
-                output,
-                shape,
-                diff: Box::new(diff),
-            });
-        }
-    }
-    if !unchecked.is_empty() && !cfg.accept_unchecked {
-        return Err(CheckError::Unchecked(unchecked));
-    }
-    Ok((runs, checks))
+    let mut pipeline = Pipeline::new(passes, options.clone());
+    pipeline.verify_each = cfg.verify_each;
+    let mut check = NumericsCheck::new(module, cfg, on_pass);
+    let result = pipeline.run_with(module, &mut |run, m| check.after(run, m));
+    check.finish(result)
 }
 
 /// Whether the original module runs whole.
@@ -545,29 +590,8 @@ pub fn make_passes(names: &[&str]) -> Result<Vec<Box<dyn Pass>>, crate::passes::
         .collect()
 }
 
-/// `--check-numerics` for a pipeline: runs its passes (fresh instances,
-/// same options) under [`run_checked`] on seeded inputs, printing each
-/// pass's table to standard error.
-pub fn run_pipeline_checked(
-    module: &mut Module,
-    pipeline: &crate::passes::Pipeline,
-    seed: u64,
-    accept_unchecked: bool,
-) -> Result<Vec<PassRun>, CheckError> {
-    let names = pipeline.pass_names();
-    let passes = make_passes(&names).map_err(|e| CheckError::Eval {
-        pass: None,
-        error: crate::interp::err(e.to_string()),
-    })?;
-    let cfg = CheckConfig {
-        seed,
-        verify_each: pipeline.verify_each,
-        accept_unchecked,
-        ..CheckConfig::default()
-    };
-    crate::util::diag(&format!(
-        "check-numerics: seeded inputs (seed {seed}); tolerance |got - want| <= rtol * (|want| + max|want|), rtol f32 1e-4, f16 4e-3, bf16 2e-2, f64 1e-9, plus 10x an output's rounding noise where it needs it; integers, pred and indices exact\n"
-    ));
-    let mut print = |c: &PassCheck| crate::util::diag(&c.table());
-    run_checked(module, passes, &pipeline.options, &cfg, &mut print).map(|(runs, _)| runs)
+/// What `--check-numerics` prints before the tables: the inputs and the
+/// tolerances.
+pub fn heading(seed: u64) -> String {
+    format!("check-numerics: seeded inputs (seed {seed}); tolerance |got - want| <= rtol * (|want| + max|want|), rtol f32 1e-4, f16 4e-3, bf16 2e-2, f64 1e-9, plus 10x an output's rounding noise where it needs it; integers, pred and indices exact\n")
 }

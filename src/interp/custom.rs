@@ -9,11 +9,13 @@ use super::convert::{from_f64_vec, to_f64_vec};
 use super::dot::{dot, DotDims};
 use super::shape_ops::transpose;
 use super::sort::{neuron_topk_less, result_k, top_rows, topk_result, xla_topk};
-use super::{err, Interpreter, Result};
+use super::{err, EvalError, Interpreter, Result};
 use crate::ir::{Instruction, PrimitiveType};
+use crate::neuron::config::{
+    softmax_axis, BlockScaledDotConfig, ConfigError, Field, MxType, QuantizeMxConfig,
+};
+use crate::neuron::{decimal_config, dtype_suffix, ACTIVATIONS};
 use std::sync::Arc;
-
-use crate::neuron::ACTIVATIONS;
 
 pub fn custom_call(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
     let target = instr
@@ -51,7 +53,7 @@ pub fn custom_call(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Res
                         ops.len()
                     )));
                 }
-                if sfx != suffix(x.ty) {
+                if Some(sfx) != dtype_suffix(x.ty) {
                     return Err(err(format!(
                         "target suffix {sfx} does not match operand type {}",
                         x.ty
@@ -73,26 +75,19 @@ fn quantize_mx_call(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
     if ops.len() != 1 {
         return Err(err(format!("takes 1 operand, has {}", ops.len())));
     }
-    let cfg = json_config(instr)?;
+    let cfg = QuantizeMxConfig::read(instr.backend_config()).map_err(config_error)?;
     let dtype = cfg
-        .get("dtype")
-        .and_then(|v| v.as_str())
+        .dtype
+        .found()
         .ok_or_else(|| err("backend_config needs \"dtype\""))?;
-    let elem = fp8_type(dtype)?;
-    let dim = cfg.get("dim").map(json_int).transpose()?.unwrap_or(0);
-    let block = cfg
-        .get("block_size")
-        .map(json_int)
-        .transpose()?
-        .unwrap_or(32);
-    let method = cfg
-        .get("scale_method")
-        .and_then(|v| v.as_str())
-        .unwrap_or("EMAX");
+    let elem = mx_type(dtype)?;
+    let dim = cfg.dim.or(0).map_err(not_an_integer)?;
+    let block = cfg.block_size.or(32).map_err(not_an_integer)?;
+    let method = cfg.scale_method.found().map_or("EMAX", String::as_str);
     if method != "EMAX" {
         return Err(err(format!("scale_method {method} is not implemented")));
     }
-    quantize_mx(instr, arr(0)?, elem, dim, block)
+    quantize_mx(instr, arr(0)?, elem.element_type(), dim, block)
 }
 
 /// `__op$block_scaled_dot(lhs, rhs, lhs_scale, rhs_scale)`.
@@ -101,38 +96,29 @@ fn block_scaled_dot_call(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
     if ops.len() != 4 {
         return Err(err(format!("takes 4 operands, has {}", ops.len())));
     }
-    let cfg = json_config_opt(instr)?.unwrap_or_default();
-    let cfg = cfg
-        .get("scaled_dot_backend_config")
-        .and_then(|v| v.as_object())
-        .cloned()
-        .unwrap_or(cfg);
-    let list = |k: &str| -> Result<Option<Vec<i64>>> {
-        match cfg.get(k) {
-            None => Ok(None),
-            Some(v) => v
-                .as_array()
-                .ok_or_else(|| err(format!("{k} is not a list")))?
-                .iter()
-                .map(json_int)
-                .collect::<Result<Vec<_>>>()
-                .map(Some),
-        }
-    };
+    let cfg = BlockScaledDotConfig::read(instr.backend_config()).map_err(config_error)?;
+    let list = |field: Field<Vec<i64>>| field.or(Vec::new()).map_err(not_an_integer_list);
     let (l, r) = (arr(0)?, arr(1)?);
-    let lc = list("lhs_contracting_dimensions")?.unwrap_or_else(|| vec![l.rank() as i64 - 1]);
-    let rc = list("rhs_contracting_dimensions")?.unwrap_or_else(|| vec![r.rank() as i64 - 1]);
-    let elem = match cfg.get("element_dtype").and_then(|v| v.as_str()) {
-        None | Some("") => PrimitiveType::F8E5M2,
-        Some(s) => fp8_type(s)?,
+    let last = |rank: usize, listed: Vec<i64>| match listed.is_empty() {
+        true => vec![rank as i64 - 1],
+        false => listed,
+    };
+    let elem = match cfg
+        .element_dtype
+        .or(String::new())
+        .map_err(not_a_string)?
+        .as_str()
+    {
+        "" => MxType::E5m2,
+        dtype => mx_type(dtype)?,
     };
     let dd = DotDims {
-        lhs_batch: list("lhs_batch_dimensions")?.unwrap_or_default(),
-        rhs_batch: list("rhs_batch_dimensions")?.unwrap_or_default(),
-        lhs_contract: lc,
-        rhs_contract: rc,
+        lhs_batch: list(cfg.lhs_batch)?,
+        rhs_batch: list(cfg.rhs_batch)?,
+        lhs_contract: last(l.rank(), list(cfg.lhs_contracting)?),
+        rhs_contract: last(r.rank(), list(cfg.rhs_contracting)?),
     };
-    block_scaled_dot(instr, l, r, arr(2)?, arr(3)?, &dd, elem)
+    block_scaled_dot(instr, l, r, arr(2)?, arr(3)?, &dd, elem.element_type())
 }
 
 /// `QuantizeMX_<in>_<out>(meta, x)`.
@@ -152,11 +138,9 @@ fn quantize_mx_suffixed_call(t: &str, instr: &Instruction, ops: &[&Value]) -> Re
     if inp == "bf16" && x.ty != PrimitiveType::Bf16 {
         return Err(err(format!("input suffix bf16 for a {} operand", x.ty)));
     }
-    let elem = match out {
-        "e5m2" => PrimitiveType::F8E5M2,
-        "e4m3fn" => PrimitiveType::F8E4M3FN,
-        _ => return Err(err(format!("unknown output type {out}"))),
-    };
+    let elem = MxType::from_suffix(out)
+        .ok_or_else(|| err(format!("unknown output type {out}")))?
+        .element_type();
     let meta = meta_ints(ops[0])?;
     if meta.len() != x.rank() + 3 {
         return Err(err("meta is not (dims, dim, block_size, 0)"));
@@ -179,16 +163,14 @@ fn scaled_matmul_call(t: &str, instr: &Instruction, ops: &[&Value]) -> Result<Va
     let [a, b, out] = parts[..] else {
         return Err(err("expected ScaledMatmul_<a>_<a>_<out>"));
     };
-    let elem = match a {
-        "e4m3fn" => PrimitiveType::F8E4M3FN,
-        "e5m2" => PrimitiveType::F8E5M2,
-        _ => return Err(err(format!("unknown element type {a}"))),
-    };
+    let elem = MxType::from_suffix(a)
+        .ok_or_else(|| err(format!("unknown element type {a}")))?
+        .element_type();
     if b != a {
         return Err(err("lhs and rhs element types differ"));
     }
     let rt = instr.shape.element_type();
-    if out != suffix(rt) {
+    if Some(out) != dtype_suffix(rt) {
         return Err(err(format!("output suffix {out} for a {rt} result")));
     }
     if ops.len() != 5 {
@@ -209,43 +191,32 @@ fn scaled_matmul_call(t: &str, instr: &Instruction, ops: &[&Value]) -> Result<Va
     block_scaled_dot(instr, l, r, arr(2)?, arr(3)?, &dd, elem)
 }
 
-fn suffix(ty: PrimitiveType) -> &'static str {
-    match ty {
-        PrimitiveType::F16 => "f16",
-        PrimitiveType::F32 => "f32",
-        PrimitiveType::Bf16 => "bf16",
-        _ => "",
+fn mx_type(dtype: &str) -> Result<MxType> {
+    MxType::from_dtype(dtype).ok_or_else(|| err(format!("unknown fp8 dtype {dtype}")))
+}
+
+fn config_error(e: ConfigError) -> EvalError {
+    match e {
+        ConfigError::Empty => err("missing backend_config"),
+        ConfigError::InnerNotObject { key, found } => {
+            err(format!("{key} is {found}, not an object"))
+        }
+        ConfigError::NotJson(_) | ConfigError::NotObject => {
+            err("backend_config is not a JSON object")
+        }
     }
 }
 
-fn fp8_type(name: &str) -> Result<PrimitiveType> {
-    match name {
-        "float8_e4m3fn" => Ok(PrimitiveType::F8E4M3FN),
-        "float8_e5m2" => Ok(PrimitiveType::F8E5M2),
-        _ => Err(err(format!("unknown fp8 dtype {name}"))),
-    }
+fn not_an_integer(found: String) -> EvalError {
+    err(format!("{found} is not an integer"))
 }
 
-fn json_int(v: &serde_json::Value) -> Result<i64> {
-    v.as_i64()
-        .ok_or_else(|| err(format!("{v} is not an integer")))
+fn not_an_integer_list(found: String) -> EvalError {
+    err(format!("{found} is not a list of integers"))
 }
 
-fn json_config_opt(
-    instr: &Instruction,
-) -> Result<Option<serde_json::Map<String, serde_json::Value>>> {
-    let s = instr.backend_config().trim();
-    if s.is_empty() || s == "None" {
-        return Ok(None);
-    }
-    match serde_json::from_str::<serde_json::Value>(s) {
-        Ok(serde_json::Value::Object(m)) => Ok(Some(m)),
-        _ => Err(err(format!("backend_config {s:?} is not a JSON object"))),
-    }
-}
-
-fn json_config(instr: &Instruction) -> Result<serde_json::Map<String, serde_json::Value>> {
-    json_config_opt(instr)?.ok_or_else(|| err("missing backend_config"))
+fn not_a_string(found: String) -> EvalError {
+    err(format!("{found} is not a string"))
 }
 
 /// The integers of a meta operand (a tuple of integer arrays, flattened).
@@ -259,31 +230,14 @@ fn meta_ints(v: &Value) -> Result<Vec<i64>> {
     Ok(out)
 }
 
-/// The axis in a softmax backend_config: `1`, `-1`, JSON `{"dim": 1}` or
-/// an MLIR dictionary `{dim = -1 : i64, ...}`.
+/// The axis of a softmax call, in any form its frontends write.
 pub(super) fn config_axis(cfg: &str) -> Result<i64> {
-    let s = cfg.trim();
-    if let Ok(v) = s.parse::<i64>() {
-        return Ok(v);
-    }
-    if let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(s) {
-        if let Some(d) = m.get("dim") {
-            return json_int(d);
-        }
-    }
-    if let Some(inner) = s.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
-        for field in inner.split(',') {
-            if let Some((k, v)) = field.split_once('=') {
-                if k.trim() == "dim" {
-                    let v = v.split(':').next().unwrap_or("").trim();
-                    if let Ok(d) = v.parse::<i64>() {
-                        return Ok(d);
-                    }
-                }
-            }
-        }
-    }
-    Err(err(format!("backend_config {s:?} names no softmax axis")))
+    softmax_axis(cfg).ok_or_else(|| {
+        err(format!(
+            "backend_config {:?} names no softmax axis",
+            cfg.trim()
+        ))
+    })
 }
 
 fn norm_axis(axis: i64, rank: usize) -> Result<usize> {
@@ -388,10 +342,9 @@ fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value>
 fn neuron_topk(instr: &Instruction, x: &Array, iota: Option<&Arc<Array>>) -> Result<Value> {
     let k = result_k(&instr.shape)?;
     if iota.is_none() {
-        let cfg = instr.backend_config().trim();
-        let ck: i64 = cfg
-            .parse()
-            .map_err(|_| err(format!("backend_config {cfg:?} is not k")))?;
+        let cfg = instr.backend_config();
+        let ck =
+            decimal_config(cfg).ok_or_else(|| err(format!("backend_config {cfg:?} is not k")))?;
         if ck != k as i64 {
             return Err(err(format!("k = {ck} but the result has {k} columns")));
         }
@@ -431,7 +384,7 @@ fn activation(target: &str, instr: &Instruction, ops: &[&Value]) -> Result<Value
         .as_array()?;
     let ty = result_array_type(instr, x)?;
     if let Some(s) = sfx {
-        if s != suffix(ty) {
+        if Some(s) != dtype_suffix(ty) {
             return Err(err(format!("suffix {s} for a {ty} result")));
         }
     }

@@ -14,8 +14,8 @@
 //! original does.
 
 use super::build::{custom_call, s32_scalar};
-use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
-use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
+use super::{Legalizer, OriginalScope, PassContext, PassError};
+use crate::ir::{ApiVersion, CompId, InstrId, Module};
 use crate::neuron::dtype_suffix;
 
 pub const NAME: &str = "legalize-intrinsics";
@@ -28,7 +28,8 @@ use crate::neuron::ACTIVATIONS;
 
 pub struct LegalizeIntrinsics;
 
-enum Rewrite {
+/// One rewrite, found by `check` and made by `apply`.
+pub enum Rewrite {
     Bypass(InstrId),
     Activation {
         id: InstrId,
@@ -37,31 +38,23 @@ enum Rewrite {
     },
 }
 
-impl Pass for LegalizeIntrinsics {
-    fn name(&self) -> &'static str {
-        NAME
+impl Legalizer for LegalizeIntrinsics {
+    const NAME: &'static str = NAME;
+    const SCOPE: OriginalScope = OriginalScope::Entry;
+    type Rewrite = Rewrite;
+
+    fn wants(target: &str) -> bool {
+        target == BYPASS || ACTIVATIONS.contains(&target)
     }
 
-    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
-        collect_then_rewrite(module, ctx, OriginalScope::Entry, collect, apply)
-    }
-}
-
-fn collect(
-    module: &Module,
-    comp: CompId,
-    ctx: &mut PassContext,
-) -> Result<Vec<Rewrite>, PassError> {
-    let c = module.comp(comp);
-    let mut rewrites = Vec::new();
-    for id in c.post_order() {
-        let instr = c.instr(id);
-        if instr.opcode != Opcode::CustomCall {
-            continue;
-        }
-        let Some(target) = instr.custom_call_target() else {
-            continue;
-        };
+    fn check(
+        module: &Module,
+        comp: CompId,
+        id: InstrId,
+        ctx: &mut PassContext,
+    ) -> Result<Option<Rewrite>, PassError> {
+        let instr = module.comp(comp).instr(id);
+        let target = instr.custom_call_target().unwrap_or_default();
         if target == BYPASS {
             if instr.operands().is_empty() {
                 return Err(PassError::bad_input(
@@ -70,11 +63,7 @@ fn collect(
                     format!("{BYPASS} needs an operand to be replaced by; it has none"),
                 ));
             }
-            rewrites.push(Rewrite::Bypass(id));
-            continue;
-        }
-        if !ACTIVATIONS.contains(&target) {
-            continue;
+            return Ok(Some(Rewrite::Bypass(id)));
         }
         let Some(dims) = instr.shape.as_array().map(|a| a.dims.clone()) else {
             return Err(PassError::bad_input(
@@ -104,7 +93,7 @@ fn collect(
                 &instr.name,
                 format!(
                     "{target} of {}: its element count does not fit the s32[] count operand \
-                     the kernel takes (at most 2^31-1 = {} elements)",
+                         the kernel takes (at most 2^31-1 = {} elements)",
                     instr.shape.to_text(false),
                     i32::MAX
                 ),
@@ -126,18 +115,21 @@ fn collect(
                             instr.shape.element_type()
                         ),
                     );
-                    continue;
+                    return Ok(None);
                 }
                 target.to_string()
             }
         };
-        rewrites.push(Rewrite::Activation {
+        Ok(Some(Rewrite::Activation {
             id,
             target: new_target,
             count,
-        });
+        }))
     }
-    Ok(rewrites)
+
+    fn apply(module: &mut Module, comp: CompId, rewrite: Rewrite, ctx: &mut PassContext) {
+        apply(module, comp, rewrite, ctx)
+    }
 }
 
 fn is_count_operand(module: &Module, comp: CompId, id: Option<InstrId>, count: i64) -> bool {

@@ -37,9 +37,10 @@
 //! `QuantizeMX`, so a second run changes nothing.
 
 use super::build::{custom_call, s64_scalar_literal, s64_vector_literal, tuple_constant};
-use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
-use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode, PrimitiveType};
-use serde_json::{Map, Value};
+use super::{Legalizer, OriginalScope, PassContext, PassError};
+use crate::ir::{ApiVersion, CompId, InstrId, Module, PrimitiveType};
+use crate::neuron::config::{ConfigError, Field, MxType, QuantizeMxConfig};
+use crate::util::clip;
 
 pub const NAME: &str = "legalize-quantize-mx";
 
@@ -49,12 +50,10 @@ const TARGET: &str = "QuantizeMX";
 /// `block_size` when the config has none: the OCP MX block.
 const DEFAULT_BLOCK_SIZE: i64 = 32;
 
-/// The two MX element types `dtype` may name, and their target suffixes.
-const DTYPES: [(&str, &str); 2] = [("float8_e5m2", "e5m2"), ("float8_e4m3fn", "e4m3fn")];
-
 pub struct LegalizeQuantizeMX;
 
-struct Rewrite {
+/// One rewrite, found by `check` and made by `apply`.
+pub struct Rewrite {
     id: InstrId,
     target: String,
     /// Dims of operand 0.
@@ -64,30 +63,23 @@ struct Rewrite {
     block_size: i64,
 }
 
-impl Pass for LegalizeQuantizeMX {
-    fn name(&self) -> &'static str {
-        NAME
+impl Legalizer for LegalizeQuantizeMX {
+    const NAME: &'static str = NAME;
+    const SCOPE: OriginalScope = OriginalScope::Entry;
+    type Rewrite = Rewrite;
+
+    fn wants(target: &str) -> bool {
+        target == TARGET
     }
 
-    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
-        collect_then_rewrite(
-            module,
-            ctx,
-            OriginalScope::Entry,
-            |m, c, _| collect(m, c),
-            apply,
-        )
-    }
-}
-
-fn collect(module: &Module, comp: CompId) -> Result<Vec<Rewrite>, PassError> {
-    let c = module.comp(comp);
-    let mut rewrites = Vec::new();
-    for id in c.post_order() {
+    fn check(
+        module: &Module,
+        comp: CompId,
+        id: InstrId,
+        _: &mut PassContext,
+    ) -> Result<Option<Rewrite>, PassError> {
+        let c = module.comp(comp);
         let instr = c.instr(id);
-        if instr.opcode != Opcode::CustomCall || instr.custom_call_target() != Some(TARGET) {
-            continue;
-        }
         let bad = |message: String| PassError::bad_input(NAME, &instr.name, message);
 
         let Some(&input) = instr.operands().first() else {
@@ -115,16 +107,12 @@ fn collect(module: &Module, comp: CompId) -> Result<Vec<Rewrite>, PassError> {
         let rank = dims.len() as i64;
 
         let config = Config::parse(instr.backend_config()).map_err(bad)?;
-        let out_suffix = DTYPES
-            .iter()
-            .find(|(name, _)| *name == config.dtype)
-            .map(|(_, suffix)| *suffix)
-            .ok_or_else(|| {
-                bad(format!(
-                    "backend_config field \"dtype\" must be \"float8_e5m2\" or \"float8_e4m3fn\", found {:?}",
-                    config.dtype
-                ))
-            })?;
+        let out = MxType::from_dtype(&config.dtype).ok_or_else(|| {
+            bad(format!(
+                "backend_config field \"dtype\" must be \"float8_e5m2\" or \"float8_e4m3fn\", found {:?}",
+                config.dtype
+            ))
+        })?;
         if config.dim < -rank || config.dim >= rank {
             return Err(bad(format!(
                 "backend_config field \"dim\" must be in [{}, {}) for the rank-{rank} input {}, found {}",
@@ -134,20 +122,18 @@ fn collect(module: &Module, comp: CompId) -> Result<Vec<Rewrite>, PassError> {
                 config.dim
             )));
         }
-        let dim = if config.dim < 0 {
-            config.dim + rank
-        } else {
-            config.dim
-        };
-        rewrites.push(Rewrite {
+        Ok(Some(Rewrite {
             id,
-            target: format!("{TARGET}_{in_suffix}_{out_suffix}"),
+            target: format!("{TARGET}_{in_suffix}_{}", out.suffix()),
             dims,
-            dim,
+            dim: config.dim.rem_euclid(rank.max(1)),
             block_size: config.block_size,
-        });
+        }))
     }
-    Ok(rewrites)
+
+    fn apply(module: &mut Module, comp: CompId, rewrite: Rewrite, ctx: &mut PassContext) {
+        apply(module, comp, rewrite, ctx)
+    }
 }
 
 fn apply(module: &mut Module, comp: CompId, r: Rewrite, ctx: &mut PassContext) {
@@ -189,7 +175,8 @@ fn apply(module: &mut Module, comp: CompId, r: Rewrite, ctx: &mut PassContext) {
     module.replace_instruction(comp, r.id, call);
 }
 
-/// The QuantizeMX `backend_config` (seed section 6, `QuantizeMXConfig`).
+/// The QuantizeMX `backend_config` as the rewrite needs it (seed section
+/// 6, `QuantizeMXConfig`).
 #[derive(Debug, PartialEq)]
 struct Config {
     dtype: String,
@@ -198,68 +185,42 @@ struct Config {
 }
 
 impl Config {
+    /// Refuses at the first problem; a `dtype` that is not an MX type is
+    /// the caller's to refuse.
     fn parse(text: &str) -> Result<Config, String> {
         const EXPECTED: &str =
             "a JSON object with \"dtype\" and optionally \"dim\", \"block_size\", \"scale_method\"";
-        if text.trim().is_empty() {
-            return Err(format!("backend_config must be {EXPECTED}, found none"));
-        }
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            format!(
+        let fields = QuantizeMxConfig::read(text).map_err(|e| match e {
+            ConfigError::Empty => format!("backend_config must be {EXPECTED}, found none"),
+            ConfigError::NotJson(e) => format!(
                 "backend_config must be {EXPECTED}, found text that is not JSON ({e}): {}",
                 clip(text)
-            )
+            ),
+            _ => format!("backend_config must be {EXPECTED}, found {}", clip(text)),
         })?;
-        let Value::Object(obj) = value else {
-            return Err(format!(
-                "backend_config must be {EXPECTED}, found {}",
-                clip(text)
-            ));
+        fn wrong(key: &'static str, expected: &'static str) -> impl Fn(String) -> String {
+            move |found| format!("backend_config field \"{key}\" must be {expected}, found {found}")
+        }
+        let dtype = match fields.dtype {
+            Field::Absent => {
+                return Err("backend_config must give \"dtype\" (\"float8_e5m2\" or \"float8_e4m3fn\"); it is missing".to_string())
+            }
+            dtype => dtype.or(String::new()).map_err(wrong("dtype", "a string"))?,
         };
-        let dtype = string_field(&obj, "dtype")?.ok_or_else(|| {
-            "backend_config must give \"dtype\" (\"float8_e5m2\" or \"float8_e4m3fn\"); it is missing"
-                .to_string()
-        })?;
         // Type-checked only: EMAX (the default) is the one method, so the
         // rewrite does not depend on it (seed section 2.2).
-        string_field(&obj, "scale_method")?;
+        fields
+            .scale_method
+            .or(String::new())
+            .map_err(wrong("scale_method", "a string"))?;
         Ok(Config {
             dtype,
-            dim: int_field(&obj, "dim")?.unwrap_or(0),
-            block_size: int_field(&obj, "block_size")?.unwrap_or(DEFAULT_BLOCK_SIZE),
+            dim: fields.dim.or(0).map_err(wrong("dim", "an integer"))?,
+            block_size: fields
+                .block_size
+                .or(DEFAULT_BLOCK_SIZE)
+                .map_err(wrong("block_size", "an integer"))?,
         })
-    }
-}
-
-fn string_field(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
-    match obj.get(key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(v) => Err(format!(
-            "backend_config field \"{key}\" must be a string, found {}",
-            clip(&v.to_string())
-        )),
-    }
-}
-
-fn int_field(obj: &Map<String, Value>, key: &str) -> Result<Option<i64>, String> {
-    match obj.get(key) {
-        None => Ok(None),
-        Some(v) => v.as_i64().map(Some).ok_or_else(|| {
-            format!(
-                "backend_config field \"{key}\" must be an integer, found {}",
-                clip(&v.to_string())
-            )
-        }),
-    }
-}
-
-/// Text for an error message, cut short when long.
-fn clip(text: &str) -> String {
-    const MAX: usize = 120;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_string(),
     }
 }
 

@@ -45,9 +45,10 @@
 //! `__op$block_scaled_dot`, so a second run changes nothing.
 
 use super::build::{custom_call, s64_scalar_literal, tuple_constant};
-use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
-use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode, PrimitiveType};
-use serde_json::{Map, Value};
+use super::{Legalizer, OriginalScope, PassContext, PassError};
+use crate::ir::{ApiVersion, CompId, InstrId, Module, PrimitiveType};
+use crate::neuron::config::{BlockScaledDotConfig, ConfigError, Field, MxType};
+use crate::util::clip;
 
 pub const NAME: &str = "legalize-scaled-matmul";
 
@@ -57,42 +58,33 @@ const TARGET: &str = "__op$block_scaled_dot";
 /// The MX block size the kernel is told (the seed's seventh scalar).
 const BLOCK_SIZE: i64 = 32;
 
-/// The config object inside the JSON.
-const CONFIG_KEY: &str = "scaled_dot_backend_config";
-
 pub struct LegalizeScaledMatmul;
 
-struct Rewrite {
+/// One rewrite, found by `check` and made by `apply`.
+pub struct Rewrite {
     id: InstrId,
     target: String,
     /// The seven scalars of the meta constant.
     meta: [i64; 7],
 }
 
-impl Pass for LegalizeScaledMatmul {
-    fn name(&self) -> &'static str {
-        NAME
+impl Legalizer for LegalizeScaledMatmul {
+    const NAME: &'static str = NAME;
+    const SCOPE: OriginalScope = OriginalScope::Entry;
+    type Rewrite = Rewrite;
+
+    fn wants(target: &str) -> bool {
+        target == TARGET
     }
 
-    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
-        collect_then_rewrite(
-            module,
-            ctx,
-            OriginalScope::Entry,
-            |m, c, _| collect(m, c),
-            apply,
-        )
-    }
-}
-
-fn collect(module: &Module, comp: CompId) -> Result<Vec<Rewrite>, PassError> {
-    let c = module.comp(comp);
-    let mut rewrites = Vec::new();
-    for id in c.post_order() {
+    fn check(
+        module: &Module,
+        comp: CompId,
+        id: InstrId,
+        _: &mut PassContext,
+    ) -> Result<Option<Rewrite>, PassError> {
+        let c = module.comp(comp);
         let instr = c.instr(id);
-        if instr.opcode != Opcode::CustomCall || instr.custom_call_target() != Some(TARGET) {
-            continue;
-        }
         let bad = |message: String| PassError::bad_input(NAME, &instr.name, message);
 
         if instr.operands().len() != 4 {
@@ -149,19 +141,19 @@ fn collect(module: &Module, comp: CompId) -> Result<Vec<Rewrite>, PassError> {
         ] {
             if let Some(d) = dims.iter().find(|&&d| d < 0 || d >= rank) {
                 return Err(bad(format!(
-                    "backend_config field \"{key}\" must list dimensions in [0, {rank}) of the rank-{rank} {side}, found {d}"
-                )));
+                        "backend_config field \"{key}\" must list dimensions in [0, {rank}) of the rank-{rank} {side}, found {d}"
+                    )));
             }
         }
         let elem = match config.element_dtype.as_str() {
-            "float8_e4m3fn" => "e4m3fn",
-            "float8_e5m2" | "" => "e5m2",
-            other => {
-                return Err(bad(format!(
-                    "backend_config field \"element_dtype\" must be \"float8_e4m3fn\" or \"float8_e5m2\" (or absent), found {other:?}"
-                )))
+                "" => MxType::E5m2,
+                dtype => MxType::from_dtype(dtype).ok_or_else(|| {
+                    bad(format!(
+                        "backend_config field \"element_dtype\" must be \"float8_e4m3fn\" or \"float8_e5m2\" (or absent), found {dtype:?}"
+                    ))
+                })?,
             }
-        };
+            .suffix();
         let meta = [
             lhs_rank,
             rhs_rank,
@@ -179,13 +171,16 @@ fn collect(module: &Module, comp: CompId) -> Result<Vec<Rewrite>, PassError> {
                 .unwrap_or(rhs_rank - 1),
             BLOCK_SIZE,
         ];
-        rewrites.push(Rewrite {
+        Ok(Some(Rewrite {
             id,
             target: format!("ScaledMatmul_{elem}_{elem}_{out_suffix}"),
             meta,
-        });
+        }))
     }
-    Ok(rewrites)
+
+    fn apply(module: &mut Module, comp: CompId, rewrite: Rewrite, ctx: &mut PassContext) {
+        apply(module, comp, rewrite, ctx)
+    }
 }
 
 fn apply(module: &mut Module, comp: CompId, r: Rewrite, ctx: &mut PassContext) {
@@ -226,8 +221,8 @@ fn apply(module: &mut Module, comp: CompId, r: Rewrite, ctx: &mut PassContext) {
     module.replace_instruction(comp, r.id, call);
 }
 
-/// `scaled_dot_backend_config` (seed section 6, `ScaledDotConfig`); every
-/// field optional.
+/// `scaled_dot_backend_config` as the rewrite needs it (seed section 6,
+/// `ScaledDotConfig`); every field optional.
 #[derive(Debug, Default, PartialEq)]
 struct Config {
     lhs_batch: Vec<i64>,
@@ -238,76 +233,39 @@ struct Config {
 }
 
 impl Config {
+    /// Refuses at the first problem; an `element_dtype` that is not an MX
+    /// type is the caller's to refuse.
     fn parse(text: &str) -> Result<Config, String> {
         const EXPECTED: &str =
             "empty, None, or a JSON object with an optional \"scaled_dot_backend_config\" object";
-        if text.trim().is_empty() || text == "None" {
-            return Ok(Config::default());
-        }
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            format!(
+        let fields = BlockScaledDotConfig::read(text).map_err(|e| match e {
+            ConfigError::NotJson(e) => format!(
                 "backend_config must be {EXPECTED}, found text that is not JSON ({e}): {}",
                 clip(text)
-            )
-        })?;
-        let Value::Object(top) = value else {
-            return Err(format!(
-                "backend_config must be {EXPECTED}, found {}",
-                clip(text)
-            ));
-        };
-        let obj = match top.get(CONFIG_KEY) {
-            None => return Ok(Config::default()),
-            Some(Value::Object(o)) => o,
-            Some(v) => {
-                return Err(format!(
-                    "backend_config field \"{CONFIG_KEY}\" must be an object, found {}",
-                    clip(&v.to_string())
-                ))
+            ),
+            ConfigError::InnerNotObject { key, found } => {
+                format!("backend_config field \"{key}\" must be an object, found {found}")
             }
+            ConfigError::Empty | ConfigError::NotObject => {
+                format!("backend_config must be {EXPECTED}, found {}", clip(text))
+            }
+        })?;
+        let list = |key: &str, field: Field<Vec<i64>>| {
+            field.or(Vec::new()).map_err(|found| {
+                format!(
+                    "backend_config field \"{key}\" must be an array of integers, found {found}"
+                )
+            })
         };
         Ok(Config {
-            lhs_batch: int_list(obj, "lhs_batch_dimensions")?,
-            rhs_batch: int_list(obj, "rhs_batch_dimensions")?,
-            lhs_contracting: int_list(obj, "lhs_contracting_dimensions")?,
-            rhs_contracting: int_list(obj, "rhs_contracting_dimensions")?,
-            element_dtype: match obj.get("element_dtype") {
-                None => String::new(),
-                Some(Value::String(s)) => s.clone(),
-                Some(v) => {
-                    return Err(format!(
-                        "backend_config field \"element_dtype\" must be a string, found {}",
-                        clip(&v.to_string())
-                    ))
-                }
-            },
+            lhs_batch: list("lhs_batch_dimensions", fields.lhs_batch)?,
+            rhs_batch: list("rhs_batch_dimensions", fields.rhs_batch)?,
+            lhs_contracting: list("lhs_contracting_dimensions", fields.lhs_contracting)?,
+            rhs_contracting: list("rhs_contracting_dimensions", fields.rhs_contracting)?,
+            element_dtype: fields.element_dtype.or(String::new()).map_err(|found| {
+                format!("backend_config field \"element_dtype\" must be a string, found {found}")
+            })?,
         })
-    }
-}
-
-fn int_list(obj: &Map<String, Value>, key: &str) -> Result<Vec<i64>, String> {
-    let wrong = |v: &Value| {
-        format!(
-            "backend_config field \"{key}\" must be an array of integers, found {}",
-            clip(&v.to_string())
-        )
-    };
-    match obj.get(key) {
-        None => Ok(Vec::new()),
-        Some(v @ Value::Array(items)) => items
-            .iter()
-            .map(|i| i.as_i64().ok_or_else(|| wrong(v)))
-            .collect(),
-        Some(v) => Err(wrong(v)),
-    }
-}
-
-/// Text for an error message, cut short when long.
-fn clip(text: &str) -> String {
-    const MAX: usize = 120;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_string(),
     }
 }
 

@@ -32,8 +32,8 @@
 //! module is touched, so bad input leaves it unchanged.
 
 use super::build::{check_index_length, custom_call, is_s64_iota, s64_iota};
-use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
-use crate::ir::{ApiVersion, CompId, InstrId, Instruction, Module, Opcode, Shape};
+use super::{Legalizer, OriginalScope, PassContext, PassError};
+use crate::ir::{ApiVersion, CompId, InstrId, Instruction, Module, Shape};
 use crate::neuron::{decimal_config, dtype_suffix, is_integer_text};
 
 pub const NAME: &str = "legalize-softmax";
@@ -89,7 +89,8 @@ impl Direction {
 
 pub struct LegalizeSoftmax;
 
-struct Rewrite {
+/// One rewrite, found by `check` and made by `apply`.
+pub struct Rewrite {
     comp: CompId,
     id: InstrId,
     direction: Direction,
@@ -100,53 +101,41 @@ struct Rewrite {
     n: i64,
 }
 
-impl Pass for LegalizeSoftmax {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
-        let find = |m: &Module, c: CompId, ctx: &mut PassContext| {
-            let mut found = Vec::new();
-            collect(m, c, ctx, &mut found)?;
-            Ok(found)
-        };
-        collect_then_rewrite(module, ctx, OriginalScope::Every, find, |m, _, r, ctx| {
-            apply(m, r, ctx)
-        })
-    }
-}
-
 /// The minor (last) dimension of an array of rank >= 1.
 fn minor_dim(shape: &Shape) -> Option<i64> {
     shape.as_array().and_then(|a| a.dims.last().copied())
 }
 
-fn collect(
-    module: &Module,
-    comp: CompId,
-    ctx: &mut PassContext,
-    rewrites: &mut Vec<Rewrite>,
-) -> Result<(), PassError> {
-    let c = module.comp(comp);
-    for id in c.post_order() {
+impl Legalizer for LegalizeSoftmax {
+    const NAME: &'static str = NAME;
+    const SCOPE: OriginalScope = OriginalScope::Every;
+    type Rewrite = Rewrite;
+
+    fn wants(target: &str) -> bool {
+        Direction::of(target).is_some()
+    }
+
+    fn check(
+        module: &Module,
+        comp: CompId,
+        id: InstrId,
+        ctx: &mut PassContext,
+    ) -> Result<Option<Rewrite>, PassError> {
+        let c = module.comp(comp);
         let instr = c.instr(id);
-        if instr.opcode != Opcode::CustomCall {
-            continue;
-        }
         let Some(direction) = instr.custom_call_target().and_then(Direction::of) else {
-            continue;
+            return Ok(None);
         };
         let target = direction.target();
         let et = instr.shape.element_type();
         let Some(suffix) = dtype_suffix(et) else {
             ctx.skipped(
-                module,
-                comp,
-                id,
-                format!("{target} with result type {et} has no softmax kernel (F16, F32 or BF16); left alone"),
-            );
-            continue;
+                    module,
+                    comp,
+                    id,
+                    format!("{target} with result type {et} has no softmax kernel (F16, F32 or BF16); left alone"),
+                );
+            return Ok(None);
         };
         if instr.api_version() == ApiVersion::TypedFfi {
             ctx.skipped(
@@ -155,10 +144,10 @@ fn collect(
                 id,
                 format!(
                     "{target} is a typed-FFI call: its backend_config is an attribute dictionary, \
-                     not the decimal axis of the Neuron calling convention; left alone"
+                         not the decimal axis of the Neuron calling convention; left alone"
                 ),
             );
-            continue;
+            return Ok(None);
         }
         let Some(&input) = instr.operands().first() else {
             return Err(PassError::bad_input(
@@ -183,7 +172,7 @@ fn collect(
                         "{target} is already legalized (its last operand is the s64[{n}] index)"
                     ),
                 );
-                continue;
+                return Ok(None);
             }
         }
         let count = instr.operands().len();
@@ -202,7 +191,7 @@ fn collect(
                 &instr.name,
                 format!(
                     "{target} takes {} operand(s) {}, or {} with its trailing s64 index when \
-                     legalized; found {count}{why}",
+                         legalized; found {count}{why}",
                     direction.arity(),
                     direction.operand_names(),
                     direction.arity() + 1,
@@ -215,7 +204,7 @@ fn collect(
                 &instr.name,
                 format!(
                     "{target} needs operand 0 to be an array of rank >= 1 (its minor dimension \
-                     sizes the index operand); found {}",
+                         sizes the index operand); found {}",
                     input_shape.to_text(true)
                 ),
             ));
@@ -229,7 +218,7 @@ fn collect(
                 &instr.name,
                 format!(
                     "{target} softmax axis (backend_config) must be a dimension of the result {} \
-                     (0 to {}); found {config}",
+                         (0 to {}); found {config}",
                     instr.shape.to_text(false),
                     rank as i64 - 1
                 ),
@@ -244,23 +233,26 @@ fn collect(
                 &instr.name,
                 format!(
                     "{target} needs backend_config to be the softmax axis as a bare base-10 \
-                     integer; found {config:?}"
+                         integer; found {config:?}"
                 ),
             ));
         };
         if axis < 0 || axis >= rank as i64 {
             return Err(out_of_range());
         }
-        rewrites.push(Rewrite {
+        Ok(Some(Rewrite {
             comp,
             id,
             direction,
             name: format!("{}{suffix}", direction.name_prefix()),
             axis,
             n,
-        });
+        }))
     }
-    Ok(())
+
+    fn apply(module: &mut Module, _: CompId, rewrite: Rewrite, ctx: &mut PassContext) {
+        apply(module, rewrite, ctx)
+    }
 }
 
 /// The legalized form: one operand more than the frontend's, the last one

@@ -23,8 +23,8 @@
 //! candidate is validated before the module is touched.
 
 use super::build::{check_index_length, custom_call, s64_iota};
-use super::{collect_then_rewrite, OriginalScope, Pass, PassContext, PassError};
-use crate::ir::{ApiVersion, CompId, InstrId, Module, Opcode};
+use super::{Legalizer, OriginalScope, PassContext, PassError};
+use crate::ir::{ApiVersion, CompId, InstrId, Module};
 use crate::neuron::{decimal_config, dtype_suffix, is_integer_text};
 
 pub const NAME: &str = "legalize-topk";
@@ -33,7 +33,8 @@ const TARGET: &str = "AwsNeuronTopK";
 
 pub struct LegalizeTopK;
 
-struct Rewrite {
+/// One rewrite, found by `check` and made by `apply`.
+pub struct Rewrite {
     comp: CompId,
     id: InstrId,
     /// `TopK_<suffix>`.
@@ -43,35 +44,23 @@ struct Rewrite {
     k: i32,
 }
 
-impl Pass for LegalizeTopK {
-    fn name(&self) -> &'static str {
-        NAME
+impl Legalizer for LegalizeTopK {
+    const NAME: &'static str = NAME;
+    const SCOPE: OriginalScope = OriginalScope::Entry;
+    type Rewrite = Rewrite;
+
+    fn wants(target: &str) -> bool {
+        target == TARGET
     }
 
-    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
-        let find = |m: &Module, c: CompId, ctx: &mut PassContext| {
-            let mut found = Vec::new();
-            collect(m, c, ctx, &mut found)?;
-            Ok(found)
-        };
-        collect_then_rewrite(module, ctx, OriginalScope::Entry, find, |m, _, r, ctx| {
-            apply(m, r, ctx)
-        })
-    }
-}
-
-fn collect(
-    module: &Module,
-    comp: CompId,
-    ctx: &mut PassContext,
-    rewrites: &mut Vec<Rewrite>,
-) -> Result<(), PassError> {
-    let c = module.comp(comp);
-    for id in c.post_order() {
+    fn check(
+        module: &Module,
+        comp: CompId,
+        id: InstrId,
+        ctx: &mut PassContext,
+    ) -> Result<Option<Rewrite>, PassError> {
+        let c = module.comp(comp);
         let instr = c.instr(id);
-        if instr.opcode != Opcode::CustomCall || instr.custom_call_target() != Some(TARGET) {
-            continue;
-        }
         let Some(&input) = instr.operands().first() else {
             return Err(PassError::bad_input(
                 NAME,
@@ -83,12 +72,12 @@ fn collect(
         let et = input_shape.element_type();
         let Some(suffix) = dtype_suffix(et) else {
             ctx.skipped(
-                module,
-                comp,
-                id,
-                format!("{TARGET} with input type {et} has no TopK kernel (F16, F32 or BF16); left alone"),
-            );
-            continue;
+                    module,
+                    comp,
+                    id,
+                    format!("{TARGET} with input type {et} has no TopK kernel (F16, F32 or BF16); left alone"),
+                );
+            return Ok(None);
         };
         if instr.api_version() == ApiVersion::TypedFfi {
             ctx.skipped(
@@ -97,10 +86,10 @@ fn collect(
                 id,
                 format!(
                     "{TARGET} is a typed-FFI call: its backend_config is an attribute dictionary, \
-                     not the decimal k of the Neuron calling convention; left alone"
+                         not the decimal k of the Neuron calling convention; left alone"
                 ),
             );
-            continue;
+            return Ok(None);
         }
         if instr.operands().len() != 1 {
             return Err(PassError::bad_input(
@@ -118,7 +107,7 @@ fn collect(
                 &instr.name,
                 format!(
                     "{TARGET} needs its input to be an array of rank >= 1 (top-k runs over its \
-                     minor dimension); found {}",
+                         minor dimension); found {}",
                     input_shape.to_text(true)
                 ),
             ));
@@ -141,23 +130,26 @@ fn collect(
                 return Err(out_of_range());
             }
             return Err(PassError::bad_input(
-                NAME,
-                &instr.name,
-                format!("{TARGET} needs backend_config to be k as a bare base-10 integer; found {config:?}"),
-            ));
+                    NAME,
+                    &instr.name,
+                    format!("{TARGET} needs backend_config to be k as a bare base-10 integer; found {config:?}"),
+                ));
         };
         let Ok(k) = i32::try_from(k) else {
             return Err(out_of_range());
         };
-        rewrites.push(Rewrite {
+        Ok(Some(Rewrite {
             comp,
             id,
             target: format!("TopK_{suffix}"),
             n,
             k,
-        });
+        }))
     }
-    Ok(())
+
+    fn apply(module: &mut Module, _: CompId, rewrite: Rewrite, ctx: &mut PassContext) {
+        apply(module, rewrite, ctx)
+    }
 }
 
 fn apply(module: &mut Module, r: Rewrite, ctx: &mut PassContext) {

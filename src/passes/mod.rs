@@ -22,7 +22,7 @@ pub mod residuals;
 pub mod softmax_match;
 
 use crate::ir::verify::{verify, VerifyError};
-use crate::ir::{CompId, InstrId, Module};
+use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -139,27 +139,66 @@ impl PassContext {
     }
 }
 
-/// The original's collect-then-rewrite walk over the computations in scope:
-/// `find` looks at one computation (in post order) and returns its rewrites
-/// without changing anything; only once every computation has been checked
-/// does `rewrite` make them. So no rewrite disturbs a walk, and bad input
-/// found anywhere leaves the module as it was.
-pub fn collect_then_rewrite<R>(
-    module: &mut Module,
-    ctx: &mut PassContext,
-    scope: OriginalScope,
-    mut find: impl FnMut(&Module, CompId, &mut PassContext) -> Result<Vec<R>, PassError>,
-    mut rewrite: impl FnMut(&mut Module, CompId, R, &mut PassContext),
-) -> Result<bool, PassError> {
-    let mut found = Vec::new();
-    for comp in ctx.computations(module, scope) {
-        found.extend(find(module, comp, ctx)?.into_iter().map(|r| (comp, r)));
+/// The shape of the legalizers (the original's collect-then-rewrite walk):
+/// every custom call whose target the pass [`wants`](Legalizer::wants), in
+/// each computation in scope (in post order), is [`check`](Legalizer::check)ed
+/// without changing anything; only once every candidate has been checked
+/// are the rewrites [`apply`](Legalizer::apply)-ed. So no rewrite disturbs
+/// a walk, and bad input found anywhere leaves the module as it was.
+pub trait Legalizer {
+    const NAME: &'static str;
+    const SCOPE: OriginalScope;
+    type Rewrite;
+
+    /// Whether a custom call to `target` is a candidate.
+    fn wants(target: &str) -> bool;
+
+    /// The rewrite a candidate needs, `None` when it is left alone (the
+    /// reason goes to `ctx.skipped`), or an error refusing the module.
+    fn check(
+        module: &Module,
+        comp: CompId,
+        id: InstrId,
+        ctx: &mut PassContext,
+    ) -> Result<Option<Self::Rewrite>, PassError>;
+
+    fn apply(module: &mut Module, comp: CompId, rewrite: Self::Rewrite, ctx: &mut PassContext);
+}
+
+impl<L: Legalizer> Pass for L {
+    fn name(&self) -> &'static str {
+        L::NAME
     }
-    let changed = !found.is_empty();
-    for (comp, r) in found {
-        rewrite(module, comp, r, ctx);
+
+    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
+        let mut found = Vec::new();
+        for comp in ctx.computations(module, L::SCOPE) {
+            for id in candidates(module.comp(comp), L::wants) {
+                if let Some(rewrite) = L::check(module, comp, id, ctx)? {
+                    found.push((comp, rewrite));
+                }
+            }
+        }
+        let changed = !found.is_empty();
+        for (comp, rewrite) in found {
+            L::apply(module, comp, rewrite, ctx);
+        }
+        Ok(changed)
     }
-    Ok(changed)
+}
+
+/// The custom calls to a wanted target, in post order. The post order is
+/// computed only when there is one: most computations have none.
+fn candidates(comp: &Computation, wants: fn(&str) -> bool) -> Vec<InstrId> {
+    let is_candidate = |i: &Instruction| {
+        i.opcode == Opcode::CustomCall && i.custom_call_target().is_some_and(wants)
+    };
+    if !comp.instructions().any(|(_, i)| is_candidate(i)) {
+        return Vec::new();
+    }
+    let mut order = comp.post_order();
+    order.retain(|&id| is_candidate(comp.instr(id)));
+    order
 }
 
 /// A failure inside a pass: names the pass and, where there is one, the
@@ -347,6 +386,15 @@ impl fmt::Display for UnknownPass {
 impl std::error::Error for UnknownPass {}
 
 impl Pipeline {
+    /// A pipeline of these passes, verified after each.
+    pub fn new(passes: Vec<Box<dyn Pass>>, options: PassOptions) -> Pipeline {
+        Pipeline {
+            passes,
+            verify_each: true,
+            options,
+        }
+    }
+
     /// A pipeline of registry passes by name.
     pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<Pipeline, UnknownPass> {
         let passes = names
@@ -359,11 +407,7 @@ impl Pipeline {
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Pipeline {
-            passes,
-            verify_each: true,
-            options: PassOptions::default(),
-        })
+        Ok(Pipeline::new(passes, PassOptions::default()))
     }
 
     pub fn default_pipeline() -> Pipeline {

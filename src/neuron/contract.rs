@@ -39,10 +39,12 @@
 //!   (an s32 TopK, an f64 softmax) are valid; see [`topk`].
 
 use crate::ir::{
-    ApiVersion, Computation, InstrId, Instruction, Module, Opcode, PrimitiveType, Shape, SourcePos,
+    ApiVersion, ArrayShape, Computation, InstrId, Instruction, Module, Opcode, PrimitiveType,
+    Shape, SourcePos,
 };
-use crate::neuron::decimal_config;
-use serde_json::Value;
+use crate::neuron::config::{BlockScaledDotConfig, ConfigError, Field, MxType, QuantizeMxConfig};
+use crate::neuron::{decimal_config, is_integer_text};
+use crate::util::clip;
 use std::fmt;
 
 macro_rules! checks {
@@ -234,22 +236,6 @@ fn array_text(ty: PrimitiveType, dims: &[i64]) -> String {
     format!("{}[{}]", ty.name(), dims.join(","))
 }
 
-/// Whether `text` is a bare base-10 integer of any size (`decimal_config`
-/// reads those that fit in an i64).
-fn is_decimal(text: &str) -> bool {
-    let digits = text.strip_prefix('-').unwrap_or(text);
-    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// Text for a message, cut short when long.
-fn clip(text: &str) -> String {
-    const MAX: usize = 120;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
 // ---------------------------------------------------------------- QuantizeMX
 
 /// `QuantizeMX(x)`: CONTRACT.md sections 7 and 13, seed 004 section 4.1.
@@ -379,96 +365,103 @@ fn quantize_mx(s: &mut Site) {
 
 /// Checks the JSON config; returns `dim` (0 when absent) when it can be read.
 fn quantize_mx_config(s: &mut Site, config: &str) -> Option<i64> {
-    let obj = match serde_json::from_str::<Value>(config) {
-        Ok(Value::Object(obj)) => obj,
-        Ok(_) => {
+    let fields = match QuantizeMxConfig::read(config) {
+        Ok(fields) => fields,
+        Err(e) => {
             s.report(
                 Check::QmxConfig,
-                format!("backend_config {} is not a JSON object", clip(config)),
+                config_cause(&e, config),
                 QMX_CONFIG_RESOLUTION,
             );
             return None;
         }
-        Err(e) => {
-            let cause = if config.is_empty() {
-                "backend_config is empty".to_string()
-            } else {
-                format!("backend_config is not valid JSON ({e}): {}", clip(config))
-            };
-            s.report(Check::QmxConfig, cause, QMX_CONFIG_RESOLUTION);
-            return None;
-        }
     };
-    let wrong_type = |s: &mut Site, key: &str, expected: &str, v: &Value| {
+    let wrong_type = |s: &mut Site, key: &str, expected: &str, found: &str| {
         s.report(
             Check::QmxConfig,
-            format!(
-                "backend_config field \"{key}\" must be {expected}, found {}",
-                clip(&v.to_string())
-            ),
+            format!("backend_config field \"{key}\" must be {expected}, found {found}"),
             QMX_CONFIG_RESOLUTION,
         );
     };
-    match obj.get("dtype") {
-        None => s.report(
+    match &fields.dtype {
+        Field::Absent => s.report(
             Check::QmxDtype,
             "backend_config has no \"dtype\": only 'float8_e5m2' and 'float8_e4m3fn' are supported",
             "add \"dtype\":\"float8_e4m3fn\" or \"dtype\":\"float8_e5m2\"",
         ),
-        Some(Value::String(d)) if d == "float8_e5m2" || d == "float8_e4m3fn" => {}
-        Some(Value::String(d)) => s.report(
+        Field::Found(d) if MxType::from_dtype(d).is_some() => {}
+        Field::Found(d) => s.report(
             Check::QmxDtype,
             format!("dtype {d:?}: only 'float8_e5m2' and 'float8_e4m3fn' are supported"),
             "set \"dtype\" to \"float8_e4m3fn\" or \"float8_e5m2\" (OCP MX-FP8 element types)",
         ),
-        Some(v) => wrong_type(s, "dtype", "a string", v),
+        Field::WrongType(v) => wrong_type(s, "dtype", "a string", v),
     }
-    match obj.get("block_size") {
-        None => {}
-        Some(v) => match v.as_i64() {
-            Some(MX_BLOCK) => {}
-            Some(n) => s.report(
-                Check::QmxBlockSize,
-                format!("block_size {n}: block_size must be 32"),
-                format!(
-                    "set \"block_size\" to 32 or leave it out (the OCP MX block, {OCP_MX_SPEC})"
-                ),
-            ),
-            None => wrong_type(s, "block_size", "an integer", v),
-        },
+    match &fields.block_size {
+        Field::Absent | Field::Found(MX_BLOCK) => {}
+        Field::Found(n) => s.report(
+            Check::QmxBlockSize,
+            format!("block_size {n}: block_size must be 32"),
+            format!("set \"block_size\" to 32 or leave it out (the OCP MX block, {OCP_MX_SPEC})"),
+        ),
+        Field::WrongType(v) => wrong_type(s, "block_size", "an integer", v),
     }
-    match obj.get("scale_method") {
-        None => {}
-        Some(Value::String(m)) if m == "EMAX" => {}
-        Some(Value::String(m)) => s.report(
+    match &fields.scale_method {
+        Field::Absent => {}
+        Field::Found(m) if m == "EMAX" => {}
+        Field::Found(m) => s.report(
             Check::QmxScaleMethod,
             format!("scale_method {m:?}: only \"EMAX\" is supported"),
             "set \"scale_method\" to \"EMAX\" or leave it out",
         ),
-        Some(v) => wrong_type(s, "scale_method", "a string", v),
+        Field::WrongType(v) => wrong_type(s, "scale_method", "a string", v),
     }
-    match obj.get("dim") {
-        None => Some(0),
-        Some(v) => match v.as_i64() {
-            Some(d) => Some(d),
-            None => {
-                wrong_type(s, "dim", "an integer", v);
-                None
-            }
-        },
+    match fields.dim {
+        Field::Absent => Some(0),
+        Field::Found(d) => Some(d),
+        Field::WrongType(v) => {
+            wrong_type(s, "dim", "an integer", &v);
+            None
+        }
+    }
+}
+
+/// Why a JSON config could not be read, for a violation's cause.
+fn config_cause(e: &ConfigError, config: &str) -> String {
+    match e {
+        ConfigError::Empty => "backend_config is empty".to_string(),
+        ConfigError::NotJson(e) => {
+            format!("backend_config is not valid JSON ({e}): {}", clip(config))
+        }
+        ConfigError::NotObject => format!("backend_config {} is not a JSON object", clip(config)),
+        ConfigError::InnerNotObject { key, found } => {
+            format!("backend_config field \"{key}\" must be an object, found {found}")
+        }
     }
 }
 
 // ------------------------------------------------------ __op$block_scaled_dot
 
-/// `scaled_dot_backend_config`, every field optional.
+/// `scaled_dot_backend_config` as checked: every field optional.
 #[derive(Default)]
 struct DotConfig {
     lhs_batch: Vec<i64>,
     rhs_batch: Vec<i64>,
     lhs_contracting: Vec<i64>,
     rhs_contracting: Vec<i64>,
-    element_dtype: String,
+    element_dtype: Option<MxType>,
+}
+
+const SIDES: [&str; 2] = ["lhs", "rhs"];
+
+/// lhs and rhs of a dot, both arrays of rank >= 2.
+struct DotSides<'a> {
+    ranks: [i64; 2],
+    dims: [&'a [i64]; 2],
+    /// The MX element type of each side, when it is one.
+    types: [Option<PrimitiveType>; 2],
+    /// The type both sides share, when they do.
+    data_type: Option<PrimitiveType>,
 }
 
 /// `__op$block_scaled_dot(lhs, rhs, lhs_scale, rhs_scale)`: CONTRACT.md
@@ -482,7 +475,46 @@ fn block_scaled_dot(s: &mut Site) {
             "pass lhs, rhs, lhs_scale, rhs_scale, in that order",
         );
     }
-    let result = &*s.instr.shape;
+    let out = dot_output(s);
+    let config = s.config().and_then(|c| dot_config(s, c));
+    let (4, Some(lhs), Some(rhs), Some(lhs_scale), Some(rhs_scale)) = (
+        count,
+        s.operand(0),
+        s.operand(1),
+        s.operand(2),
+        s.operand(3),
+    ) else {
+        return;
+    };
+    let data = [lhs, rhs];
+    let types = [0, 1].map(|i| dot_data_type(s, data[i], SIDES[i]));
+    let data_type = common_data_type(s, data, types, config.as_ref());
+    let arrays = [0, 1].map(|i| dot_array(s, data[i], SIDES[i]));
+    let ([Some(lhs), Some(rhs)], Some(config)) = (arrays, config) else {
+        return;
+    };
+    let dot = DotSides {
+        ranks: [lhs.rank() as i64, rhs.rank() as i64],
+        dims: [&lhs.dims, &rhs.dims],
+        types,
+        data_type,
+    };
+    let batch = [config.lhs_batch.as_slice(), config.rhs_batch.as_slice()];
+    let batch_ok = dot_batch(s, &dot, batch);
+    let Some(contracting) = dot_contracting(s, &dot, batch, &config) else {
+        return;
+    };
+    if contracting.ok {
+        dot_scales(s, &dot, &contracting.dims, [lhs_scale, rhs_scale]);
+    }
+    if batch_ok && contracting.ok {
+        dot_result(s, &dot, batch, &contracting.dims, out);
+    }
+}
+
+/// The result's array, when it is F32 or BF16 (reported otherwise).
+fn dot_output<'a>(s: &mut Site<'a>) -> Option<&'a ArrayShape> {
+    let result: &'a Shape = &s.instr.shape;
     let out = result
         .as_array()
         .filter(|a| matches!(a.element_type, PrimitiveType::F32 | PrimitiveType::Bf16));
@@ -493,37 +525,36 @@ fn block_scaled_dot(s: &mut Site) {
             "make the result f32 or bf16 (the kernels are ScaledMatmul_*_f32 and ScaledMatmul_*_bf16) and convert it afterwards",
         );
     }
-    let config = s.config().and_then(|c| dot_config(s, c));
-    if count != 4 {
-        return;
-    }
-    let sides = ["lhs", "rhs"];
-    let data = [s.operand(0), s.operand(1)].map(|o| o.expect("4 operands"));
-    let scales = [s.operand(2), s.operand(3)].map(|o| o.expect("4 operands"));
+    out
+}
 
-    // Element types.
-    let is_mx = |t: PrimitiveType| {
-        matches!(
-            t,
-            PrimitiveType::U32 | PrimitiveType::F8E4M3FN | PrimitiveType::F8E5M2
-        )
-    };
-    let mut types = [None, None];
-    for i in 0..2 {
-        match data[i].as_array().map(|a| a.element_type) {
-            Some(t) if is_mx(t) => types[i] = Some(t),
-            _ => s.report(
-                Check::DotDataType,
-                format!(
-                    "{} is {}: only U32 (packed MX format from QuantizeMX) or unpacked f8e4m3fn/f8e5m2 are supported",
-                    sides[i],
-                    text(data[i])
-                ),
-                format!("quantize {} with QuantizeMX (MX-FP8: float8_e4m3fn or float8_e5m2, blocks of 32, E8M0 scales)", sides[i]),
-            ),
-        }
+/// The element type of one side, when it is an MX type (reported
+/// otherwise).
+fn dot_data_type(s: &mut Site, data: &Shape, side: &str) -> Option<PrimitiveType> {
+    let ty = data.as_array().map(|a| a.element_type);
+    if let Some(t @ (PrimitiveType::U32 | PrimitiveType::F8E4M3FN | PrimitiveType::F8E5M2)) = ty {
+        return Some(t);
     }
-    let data_type = match types {
+    s.report(
+        Check::DotDataType,
+        format!(
+            "{side} is {}: only U32 (packed MX format from QuantizeMX) or unpacked f8e4m3fn/f8e5m2 are supported",
+            text(data)
+        ),
+        format!("quantize {side} with QuantizeMX (MX-FP8: float8_e4m3fn or float8_e5m2, blocks of 32, E8M0 scales)"),
+    );
+    None
+}
+
+/// The type lhs and rhs share, which a given `element_dtype` must name
+/// when the data is unpacked fp8.
+fn common_data_type(
+    s: &mut Site,
+    data: [&Shape; 2],
+    types: [Option<PrimitiveType>; 2],
+    config: Option<&DotConfig>,
+) -> Option<PrimitiveType> {
+    let t = match types {
         [Some(l), Some(r)] if l != r => {
             s.report(
                 Check::DotDataType,
@@ -534,66 +565,54 @@ fn block_scaled_dot(s: &mut Site) {
                 ),
                 "quantize lhs and rhs to the same MX element type",
             );
-            None
+            return None;
         }
-        [Some(l), Some(_)] => Some(l),
-        _ => None,
+        [Some(l), Some(_)] => l,
+        _ => return None,
     };
-    if let (Some(t), Some(c)) = (data_type, &config) {
-        let named = match c.element_dtype.as_str() {
-            "float8_e4m3fn" => Some(PrimitiveType::F8E4M3FN),
-            "float8_e5m2" => Some(PrimitiveType::F8E5M2),
-            _ => None,
-        };
-        if let Some(named) = named.filter(|&n| t != PrimitiveType::U32 && n != t) {
-            s.report(
-                Check::DotDataType,
-                format!(
-                    "element_dtype {:?} names {}, but lhs and rhs are {}",
-                    c.element_dtype,
-                    named.name(),
-                    t.name()
-                ),
-                format!(
-                    "set \"element_dtype\" to \"float8_{}\" (or leave it out)",
-                    &t.name()[2..]
-                ),
-            );
-        }
+    let named = config.and_then(|c| c.element_dtype);
+    if let Some(named) = named.filter(|n| t != PrimitiveType::U32 && n.element_type() != t) {
+        s.report(
+            Check::DotDataType,
+            format!(
+                "element_dtype \"float8_{}\" names {}, but lhs and rhs are {}",
+                named.suffix(),
+                named.element_type().name(),
+                t.name()
+            ),
+            format!(
+                "set \"element_dtype\" to \"float8_{}\" (or leave it out)",
+                &t.name()[2..]
+            ),
+        );
     }
+    Some(t)
+}
 
-    // Ranks.
-    let mut arrays = [None, None];
-    for i in 0..2 {
-        let rank = data[i].rank();
-        if data[i].as_array().is_some() && rank >= 2 {
-            arrays[i] = data[i].as_array();
-        } else if data[i].as_array().is_some() {
-            s.report(
-                Check::DotRank,
-                format!(
-                    "{} {} has rank {rank}; rank >= 2 is required",
-                    sides[i],
-                    text(data[i])
-                ),
-                format!(
-                    "reshape {} to rank 2 or more (rows, contracting dimension)",
-                    sides[i]
-                ),
-            );
-        }
+/// One side's array when its rank is 2 or more (reported otherwise).
+fn dot_array<'a>(s: &mut Site, data: &'a Shape, side: &str) -> Option<&'a ArrayShape> {
+    let array = data.as_array()?;
+    let rank = array.rank();
+    if rank >= 2 {
+        return Some(array);
     }
-    let ([Some(lhs), Some(rhs)], Some(config)) = (arrays, config) else {
-        return;
-    };
-    let ranks = [lhs.rank() as i64, rhs.rank() as i64];
-    let dims = [&lhs.dims, &rhs.dims];
+    s.report(
+        Check::DotRank,
+        format!(
+            "{side} {} has rank {rank}; rank >= 2 is required",
+            text(data)
+        ),
+        format!("reshape {side} to rank 2 or more (rows, contracting dimension)"),
+    );
+    None
+}
 
-    // Batch dimensions: listed in pairs, the same count on both sides.
-    let batch = [&config.lhs_batch, &config.rhs_batch];
-    let mut batch_ok = true;
+/// Batch dimensions: listed in pairs, the same count on both sides, of the
+/// same sizes. Whether they are right.
+fn dot_batch(s: &mut Site, dot: &DotSides, batch: [&[i64]; 2]) -> bool {
+    let mut ok = true;
     if batch[0].len() != batch[1].len() {
-        batch_ok = false;
+        ok = false;
         s.report(
             Check::DotBatch,
             format!(
@@ -603,95 +622,100 @@ fn block_scaled_dot(s: &mut Site) {
             "list the same number of batch dimensions for lhs and rhs, in matching order",
         );
     }
-    for i in 0..2 {
-        if let Some(cause) = bad_dimension_list(batch[i], ranks[i]) {
-            batch_ok = false;
+    if !(dimension_lists_ok(s, Check::DotBatch, dot, batch, "batch") && ok) {
+        return false;
+    }
+    for (&l, &r) in batch[0].iter().zip(batch[1]) {
+        let (ln, rn) = (dot.dims[0][l as usize], dot.dims[1][r as usize]);
+        if ln != rn {
+            ok = false;
             s.report(
                 Check::DotBatch,
-                format!("{}_batch_dimensions {cause}", sides[i]),
-                format!(
-                    "list distinct dimensions of the rank-{} {} in [0, {})",
-                    ranks[i], sides[i], ranks[i]
-                ),
+                format!("batch sizes differ: lhs dimension {l} is {ln}, rhs dimension {r} is {rn}"),
+                "make each pair of batch dimensions the same size",
             );
         }
     }
-    if batch_ok {
-        for (&l, &r) in batch[0].iter().zip(batch[1].iter()) {
-            let (ln, rn) = (dims[0][l as usize], dims[1][r as usize]);
-            if ln != rn {
-                batch_ok = false;
-                s.report(
-                    Check::DotBatch,
-                    format!(
-                        "batch sizes differ: lhs dimension {l} is {ln}, rhs dimension {r} is {rn}"
-                    ),
-                    "make each pair of batch dimensions the same size",
-                );
-            }
+    ok
+}
+
+/// Whether both sides' lists name distinct dimensions of their operands
+/// (each side reported otherwise).
+fn dimension_lists_ok(
+    s: &mut Site,
+    check: Check,
+    dot: &DotSides,
+    lists: [&[i64]; 2],
+    what: &str,
+) -> bool {
+    let mut ok = true;
+    for (i, (list, rank)) in lists.into_iter().zip(dot.ranks).enumerate() {
+        if let Some(cause) = bad_dimension_list(list, rank) {
+            ok = false;
+            let side = SIDES[i];
+            s.report(
+                check,
+                format!("{side}_{what}_dimensions {cause}"),
+                format!("list distinct dimensions of the rank-{rank} {side} in [0, {rank})"),
+            );
         }
     }
+    ok
+}
 
-    // Contracting dimensions: listed in pairs; none listed means the last
-    // dimension. The MX blocks (and the u32 packing) run along the first,
-    // the one the legalized call's metadata names.
-    let contracting: [Vec<i64>; 2] = [
-        (&config.lhs_contracting, ranks[0]),
-        (&config.rhs_contracting, ranks[1]),
-    ]
-    .map(|(listed, rank)| {
-        if listed.is_empty() {
-            vec![rank - 1]
-        } else {
-            listed.clone()
-        }
+/// The contracting dimensions of both sides, and whether they are right.
+struct Contracting {
+    dims: [Vec<i64>; 2],
+    ok: bool,
+}
+
+/// Contracting dimensions: listed in pairs; none listed means the last
+/// dimension. `None` when they are not dimensions of their operands.
+fn dot_contracting(
+    s: &mut Site,
+    dot: &DotSides,
+    batch: [&[i64]; 2],
+    config: &DotConfig,
+) -> Option<Contracting> {
+    let listed = [&config.lhs_contracting, &config.rhs_contracting];
+    let dims = [0, 1].map(|i| match listed[i].is_empty() {
+        true => vec![dot.ranks[i] - 1],
+        false => listed[i].clone(),
     });
-    let mut contracting_ok = true;
-    if contracting[0].len() != contracting[1].len() {
-        contracting_ok = false;
+    let mut ok = true;
+    if dims[0].len() != dims[1].len() {
+        ok = false;
         s.report(
             Check::DotContracting,
             format!(
                 "lhs contracts over dimensions {:?} but rhs over {:?}: the counts differ",
-                contracting[0], contracting[1]
+                dims[0], dims[1]
             ),
             "list the same number of contracting dimensions for lhs and rhs (none listed means the last dimension)",
         );
     }
-    for i in 0..2 {
-        if let Some(cause) = bad_dimension_list(&contracting[i], ranks[i]) {
-            contracting_ok = false;
-            s.report(
-                Check::DotContracting,
-                format!("{}_contracting_dimensions {cause}", sides[i]),
-                format!(
-                    "list distinct dimensions of the rank-{} {} in [0, {})",
-                    ranks[i], sides[i], ranks[i]
-                ),
-            );
-        }
-    }
-    if !contracting_ok {
-        return;
+    let lists = [dims[0].as_slice(), dims[1].as_slice()];
+    if !(dimension_lists_ok(s, Check::DotContracting, dot, lists, "contracting") && ok) {
+        return None;
     }
     for i in 0..2 {
-        if let Some(d) = contracting[i].iter().find(|d| batch[i].contains(d)) {
-            contracting_ok = false;
+        if let Some(d) = dims[i].iter().find(|d| batch[i].contains(d)) {
+            ok = false;
             s.report(
                 Check::DotContracting,
                 format!(
                     "dimension {d} of {} is both a batch and a contracting dimension",
-                    sides[i]
+                    SIDES[i]
                 ),
                 "contract over dimensions that are not batch dimensions (none listed means the last dimension)",
             );
         }
     }
-    if data_type.is_some() {
-        for (&l, &r) in contracting[0].iter().zip(contracting[1].iter()) {
-            let (ln, rn) = (dims[0][l as usize], dims[1][r as usize]);
+    if dot.data_type.is_some() {
+        for (&l, &r) in dims[0].iter().zip(dims[1].iter()) {
+            let (ln, rn) = (dot.dims[0][l as usize], dot.dims[1][r as usize]);
             if ln != rn {
-                contracting_ok = false;
+                ok = false;
                 s.report(
                     Check::DotContracting,
                     format!(
@@ -702,70 +726,75 @@ fn block_scaled_dot(s: &mut Site) {
             }
         }
     }
+    Some(Contracting { dims, ok })
+}
 
-    // Scales: one E8M0 per block of 32 elements along the (first)
-    // contracting dimension, which holds four elements per u32 word.
-    if contracting_ok {
-        for i in 0..2 {
-            let Some(ty) = types[i] else { continue };
-            let cd = contracting[i][0] as usize;
-            let per_word = if ty == PrimitiveType::U32 { PACK } else { 1 };
-            let k = dims[i][cd].saturating_mul(per_word);
-            if k % MX_BLOCK != 0 {
-                s.report(
-                    Check::DotScales,
-                    format!(
-                        "{} holds {k} elements along its contracting dimension {cd}, not a multiple of the block size {MX_BLOCK}",
-                        sides[i]
-                    ),
-                    format!("pad the contracting dimension to a multiple of {MX_BLOCK} elements"),
-                );
-                continue;
-            }
-            let mut want = dims[i].clone();
-            want[cd] = k / MX_BLOCK;
-            let scale = scales[i];
-            let ok = scale
-                .as_array()
-                .is_some_and(|a| a.element_type == PrimitiveType::F8E8M0FNU && a.dims == want);
-            if !ok {
-                let want = array_text(PrimitiveType::F8E8M0FNU, &want);
-                s.report(
-                    Check::DotScales,
-                    format!(
-                        "{}_scale is {}, expected {want}: one E8M0 scale per {MX_BLOCK} elements of {} along dimension {cd}",
-                        sides[i],
-                        text(scale),
-                        sides[i],
-                    ),
-                    format!("pass the scales QuantizeMX made for {} ({want})", sides[i]),
-                );
+/// Scales: one E8M0 per block of 32 elements along the (first)
+/// contracting dimension, which holds four elements per u32 word.
+fn dot_scales(s: &mut Site, dot: &DotSides, contracting: &[Vec<i64>; 2], scales: [&Shape; 2]) {
+    for i in 0..2 {
+        let Some(ty) = dot.types[i] else { continue };
+        let side = SIDES[i];
+        let cd = contracting[i][0] as usize;
+        let per_word = if ty == PrimitiveType::U32 { PACK } else { 1 };
+        let k = dot.dims[i][cd].saturating_mul(per_word);
+        if k % MX_BLOCK != 0 {
+            s.report(
+                Check::DotScales,
+                format!(
+                    "{side} holds {k} elements along its contracting dimension {cd}, not a multiple of the block size {MX_BLOCK}"
+                ),
+                format!("pad the contracting dimension to a multiple of {MX_BLOCK} elements"),
+            );
+            continue;
+        }
+        let mut want = dot.dims[i].to_vec();
+        want[cd] = k / MX_BLOCK;
+        let scale = scales[i];
+        let ok = scale
+            .as_array()
+            .is_some_and(|a| a.element_type == PrimitiveType::F8E8M0FNU && a.dims == want);
+        if !ok {
+            let want = array_text(PrimitiveType::F8E8M0FNU, &want);
+            s.report(
+                Check::DotScales,
+                format!(
+                    "{side}_scale is {}, expected {want}: one E8M0 scale per {MX_BLOCK} elements of {side} along dimension {cd}",
+                    text(scale),
+                ),
+                format!("pass the scales QuantizeMX made for {side} ({want})"),
+            );
+        }
+    }
+}
+
+/// The result: batch, then lhs free, then rhs free dimensions.
+fn dot_result(
+    s: &mut Site,
+    dot: &DotSides,
+    batch: [&[i64]; 2],
+    contracting: &[Vec<i64>; 2],
+    out: Option<&ArrayShape>,
+) {
+    let mut want: Vec<i64> = batch[0].iter().map(|&b| dot.dims[0][b as usize]).collect();
+    for i in 0..2 {
+        for (d, &n) in dot.dims[i].iter().enumerate() {
+            let d = d as i64;
+            if !batch[i].contains(&d) && !contracting[i].contains(&d) {
+                want.push(n);
             }
         }
     }
-
-    // The result: batch, then lhs free, then rhs free dimensions.
-    if batch_ok && contracting_ok {
-        let mut want: Vec<i64> = batch[0].iter().map(|&b| dims[0][b as usize]).collect();
-        for i in 0..2 {
-            for (d, &n) in dims[i].iter().enumerate() {
-                let d = d as i64;
-                if !batch[i].contains(&d) && !contracting[i].contains(&d) {
-                    want.push(n);
-                }
-            }
-        }
-        if let Some(out) = out.filter(|a| a.dims != want) {
-            let want = array_text(out.element_type, &want);
-            s.report(
-                Check::DotResultShape,
-                format!(
-                    "the result is {}, but the dot of lhs and rhs with these dimension numbers is {want} (batch, lhs free, rhs free)",
-                    text(result)
-                ),
-                format!("make the result {want}, or fix the batch and contracting dimensions"),
-            );
-        }
+    if let Some(out) = out.filter(|a| a.dims != want) {
+        let want = array_text(out.element_type, &want);
+        s.report(
+            Check::DotResultShape,
+            format!(
+                "the result is {}, but the dot of lhs and rhs with these dimension numbers is {want} (batch, lhs free, rhs free)",
+                text(&s.instr.shape)
+            ),
+            format!("make the result {want}, or fix the batch and contracting dimensions"),
+        );
     }
 }
 
@@ -785,85 +814,44 @@ fn bad_dimension_list(dims: &[i64], rank: i64) -> Option<String> {
 /// when it cannot be read.
 fn dot_config(s: &mut Site, config: &str) -> Option<DotConfig> {
     const RESOLUTION: &str = "leave backend_config empty, or write {\"scaled_dot_backend_config\":{\"lhs_batch_dimensions\":[],\"rhs_batch_dimensions\":[],\"lhs_contracting_dimensions\":[1],\"rhs_contracting_dimensions\":[1],\"element_dtype\":\"float8_e4m3fn\"}}";
-    const KEY: &str = "scaled_dot_backend_config";
-    if config.trim().is_empty() || config == "None" {
-        return Some(DotConfig::default());
-    }
-    let top = match serde_json::from_str::<Value>(config) {
-        Ok(Value::Object(top)) => top,
-        Ok(_) => {
-            s.report(
-                Check::DotConfig,
-                format!("backend_config {} is not a JSON object", clip(config)),
-                RESOLUTION,
-            );
-            return None;
-        }
+    let fields = match BlockScaledDotConfig::read(config) {
+        Ok(fields) => fields,
         Err(e) => {
-            s.report(
-                Check::DotConfig,
-                format!("backend_config is not valid JSON ({e}): {}", clip(config)),
-                RESOLUTION,
-            );
-            return None;
-        }
-    };
-    let obj = match top.get(KEY) {
-        None => return Some(DotConfig::default()),
-        Some(Value::Object(o)) => o,
-        Some(v) => {
-            s.report(
-                Check::DotConfig,
-                format!(
-                    "backend_config field \"{KEY}\" must be an object, found {}",
-                    clip(&v.to_string())
-                ),
-                RESOLUTION,
-            );
+            s.report(Check::DotConfig, config_cause(&e, config), RESOLUTION);
             return None;
         }
     };
     let mut ok = true;
-    let mut list = |s: &mut Site, key: &str| -> Vec<i64> {
-        match obj.get(key) {
-            None => Vec::new(),
-            Some(Value::Array(items)) if items.iter().all(|i| i.as_i64().is_some()) => {
-                items.iter().filter_map(Value::as_i64).collect()
-            }
-            Some(v) => {
-                ok = false;
-                s.report(
-                    Check::DotConfig,
-                    format!(
-                        "backend_config field \"{key}\" must be an array of integers, found {}",
-                        clip(&v.to_string())
-                    ),
-                    RESOLUTION,
-                );
-                Vec::new()
-            }
-        }
-    };
-    let lhs_batch = list(s, "lhs_batch_dimensions");
-    let rhs_batch = list(s, "rhs_batch_dimensions");
-    let lhs_contracting = list(s, "lhs_contracting_dimensions");
-    let rhs_contracting = list(s, "rhs_contracting_dimensions");
-    let element_dtype = match obj.get("element_dtype") {
-        None => String::new(),
-        Some(Value::String(d)) if matches!(d.as_str(), "" | "float8_e4m3fn" | "float8_e5m2") => {
-            d.clone()
-        }
-        Some(v) => {
+    let mut list = |s: &mut Site, key: &str, field: Field<Vec<i64>>| -> Vec<i64> {
+        field.or(Vec::new()).unwrap_or_else(|found| {
             ok = false;
             s.report(
                 Check::DotConfig,
                 format!(
-                    "backend_config field \"element_dtype\" is {}: only 'float8_e5m2' and 'float8_e4m3fn' are supported",
-                    clip(&v.to_string())
+                    "backend_config field \"{key}\" must be an array of integers, found {found}"
                 ),
-                "set \"element_dtype\" to \"float8_e4m3fn\" or \"float8_e5m2\", or leave it out",
+                RESOLUTION,
             );
-            String::new()
+            Vec::new()
+        })
+    };
+    let lhs_batch = list(s, "lhs_batch_dimensions", fields.lhs_batch);
+    let rhs_batch = list(s, "rhs_batch_dimensions", fields.rhs_batch);
+    let lhs_contracting = list(s, "lhs_contracting_dimensions", fields.lhs_contracting);
+    let rhs_contracting = list(s, "rhs_contracting_dimensions", fields.rhs_contracting);
+    let element_dtype = match fields.element_dtype {
+        Field::Absent => None,
+        Field::Found(d) if d.is_empty() => None,
+        Field::Found(d) if MxType::from_dtype(&d).is_some() => MxType::from_dtype(&d),
+        Field::Found(d) => {
+            ok = false;
+            report_element_dtype(s, &clip(&serde_json::Value::String(d).to_string()));
+            None
+        }
+        Field::WrongType(found) => {
+            ok = false;
+            report_element_dtype(s, &found);
+            None
         }
     };
     ok.then_some(DotConfig {
@@ -873,6 +861,16 @@ fn dot_config(s: &mut Site, config: &str) -> Option<DotConfig> {
         rhs_contracting,
         element_dtype,
     })
+}
+
+fn report_element_dtype(s: &mut Site, found: &str) {
+    s.report(
+        Check::DotConfig,
+        format!(
+            "backend_config field \"element_dtype\" is {found}: only 'float8_e5m2' and 'float8_e4m3fn' are supported"
+        ),
+        "set \"element_dtype\" to \"float8_e4m3fn\" or \"float8_e5m2\", or leave it out",
+    );
 }
 
 // --------------------------------------------------------------------- TopK
@@ -898,7 +896,7 @@ fn topk(s: &mut Site) {
     let k = s.config().and_then(|config| match decimal_config(config) {
         Some(k) if i32::try_from(k).is_ok() => Some(k),
         // Digits, but out of the int32 (or even the int64) range.
-        _ if is_decimal(config) => {
+        _ if is_integer_text(config) => {
             s.report(
                 Check::TopkConfig,
                 format!("k = {} is outside the int32 range", clip(config)),
@@ -1105,7 +1103,7 @@ fn softmax(s: &mut Site, backward: bool) {
     let rank = result.rank() as i64;
     match decimal_config(config) {
         Some(axis) if (0..rank).contains(&axis) => {}
-        _ if is_decimal(config) => s.report(
+        _ if is_integer_text(config) => s.report(
             Check::SoftmaxConfig,
             format!("axis {} is not a dimension of the rank-{rank} result", clip(config)),
             if rank == 0 {
