@@ -43,7 +43,9 @@ use crate::ir::{
     Shape, SourcePos,
 };
 use crate::neuron::config::{BlockScaledDotConfig, ConfigError, Field, MxType, QuantizeMxConfig};
-use crate::neuron::{decimal_config, is_integer_text};
+use crate::neuron::{
+    decimal_config, is_integer_text, BLOCK_SCALED_DOT, QUANTIZE_MX, SOFTMAX, SOFTMAX_BACKWARD, TOPK,
+};
 use crate::util::clip;
 use std::fmt;
 
@@ -146,12 +148,6 @@ impl fmt::Display for Violation {
 }
 
 impl std::error::Error for Violation {}
-
-const QUANTIZE_MX: &str = "QuantizeMX";
-const BLOCK_SCALED_DOT: &str = "__op$block_scaled_dot";
-const TOPK: &str = "AwsNeuronTopK";
-const SOFTMAX: &str = "AwsNeuronSoftmax";
-const SOFTMAX_BACKWARD: &str = "AwsNeuronSoftmaxBackward";
 
 /// The OCP MX block: 32 elements share one E8M0 scale.
 const MX_BLOCK: i64 = 32;

@@ -14,17 +14,26 @@
 //! original does.
 
 use super::build::{custom_call, s32_scalar};
-use super::{Legalizer, OriginalScope, PassContext, PassError};
+use super::{Candidate, Legalizer, OriginalScope, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module};
-use crate::neuron::dtype_suffix;
+use crate::neuron::{dtype_suffix, ACTIVATIONS, TRANSFER_WITH_STATIC_RING};
 
 pub const NAME: &str = "legalize-intrinsics";
 
 /// The marker replaced by its operand (the seed's `to_remove`).
-pub const BYPASS: &str = "AwsNeuronTransferWithStaticRing";
+pub const BYPASS: &str = TRANSFER_WITH_STATIC_RING;
 
-/// The activations (the seed's `target_names`).
-use crate::neuron::ACTIVATIONS;
+/// Every target the pass looks at: the marker, then the activations (the
+/// seed's `target_names`).
+const INTRINSICS: [&str; 1 + ACTIVATIONS.len()] = {
+    let mut all = [BYPASS; 1 + ACTIVATIONS.len()];
+    let mut i = 0;
+    while i < ACTIVATIONS.len() {
+        all[i + 1] = ACTIVATIONS[i];
+        i += 1;
+    }
+    all
+};
 
 pub struct LegalizeIntrinsics;
 
@@ -41,19 +50,17 @@ pub enum Rewrite {
 impl Legalizer for LegalizeIntrinsics {
     const NAME: &'static str = NAME;
     const SCOPE: OriginalScope = OriginalScope::Entry;
+    const TARGETS: &'static [&'static str] = &INTRINSICS;
     type Rewrite = Rewrite;
 
-    fn wants(target: &str) -> bool {
-        target == BYPASS || ACTIVATIONS.contains(&target)
-    }
-
-    fn check(
-        module: &Module,
-        comp: CompId,
-        id: InstrId,
-        ctx: &mut PassContext,
-    ) -> Result<Option<Rewrite>, PassError> {
-        let instr = module.comp(comp).instr(id);
+    fn check(call: Candidate, ctx: &mut PassContext) -> Result<Option<Rewrite>, PassError> {
+        let Candidate {
+            module,
+            comp,
+            id,
+            instr,
+            ..
+        } = call;
         let target = instr.custom_call_target().unwrap_or_default();
         if target == BYPASS {
             if instr.operands().is_empty() {
@@ -106,16 +113,13 @@ impl Legalizer for LegalizeIntrinsics {
                 if is_count_operand(module, comp, instr.operands().get(1).copied(), count)
                     && instr.operands().len() == 2
                 {
-                    ctx.skipped(
-                        module,
-                        comp,
-                        id,
+                    return call.skip(
+                        ctx,
                         format!(
                             "{target} is already legalized (bare name, {} has no kernel suffix)",
                             instr.shape.element_type()
                         ),
                     );
-                    return Ok(None);
                 }
                 target.to_string()
             }

@@ -37,7 +37,7 @@
 //! `QuantizeMX`, so a second run changes nothing.
 
 use super::build::{custom_call, s64_scalar_literal, s64_vector_literal, tuple_constant};
-use super::{Legalizer, OriginalScope, PassContext, PassError};
+use super::{Candidate, Legalizer, OriginalScope, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module, PrimitiveType};
 use crate::neuron::config::{ConfigError, Field, MxType, QuantizeMxConfig};
 use crate::util::clip;
@@ -45,7 +45,7 @@ use crate::util::clip;
 pub const NAME: &str = "legalize-quantize-mx";
 
 /// The matched target (the seed's `compare("QuantizeMX")`).
-const TARGET: &str = "QuantizeMX";
+const TARGET: &str = crate::neuron::QUANTIZE_MX;
 
 /// `block_size` when the config has none: the OCP MX block.
 const DEFAULT_BLOCK_SIZE: i64 = 32;
@@ -66,20 +66,16 @@ pub struct Rewrite {
 impl Legalizer for LegalizeQuantizeMX {
     const NAME: &'static str = NAME;
     const SCOPE: OriginalScope = OriginalScope::Entry;
+    const TARGETS: &'static [&'static str] = &[TARGET];
     type Rewrite = Rewrite;
 
-    fn wants(target: &str) -> bool {
-        target == TARGET
-    }
-
-    fn check(
-        module: &Module,
-        comp: CompId,
-        id: InstrId,
-        _: &mut PassContext,
-    ) -> Result<Option<Rewrite>, PassError> {
-        let c = module.comp(comp);
-        let instr = c.instr(id);
+    fn check(call: Candidate, _: &mut PassContext) -> Result<Option<Rewrite>, PassError> {
+        let Candidate {
+            id,
+            computation: c,
+            instr,
+            ..
+        } = call;
         let bad = |message: String| PassError::bad_input(NAME, &instr.name, message);
 
         let Some(&input) = instr.operands().first() else {
@@ -227,8 +223,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::Pipeline;
-    use crate::text::parse_module;
+    use crate::passes::testing::{assert_refused, refusal};
 
     fn module(input_type: &str, config: &str) -> String {
         format!(
@@ -239,23 +234,8 @@ mod tests {
         )
     }
 
-    /// Runs the pass on the module and returns its error text.
-    fn error(text: &str) -> String {
-        let mut m = parse_module(text, "t.hlo").expect("parses");
-        let mut p = Pipeline::from_names(&[NAME]).unwrap();
-        match p.run(&mut m) {
-            Ok(_) => panic!("the pass accepted:\n{text}"),
-            Err(e) => e.to_string(),
-        }
-    }
-
     fn assert_error(config: &str, expected: &str) {
-        let e = error(&module("bf16", config));
-        assert!(
-            e.starts_with("pass legalize-quantize-mx: instruction q: "),
-            "{e}"
-        );
-        assert!(e.contains(expected), "{e}\nshould contain: {expected}");
+        assert_refused(NAME, "q", &module("bf16", config), expected);
     }
 
     #[test]
@@ -334,10 +314,10 @@ mod tests {
 
     #[test]
     fn an_input_other_than_bf16_or_f16_is_an_error() {
-        let e = error(&module(
-            "f32",
-            r#", backend_config={"dtype":"float8_e5m2"}"#,
-        ));
+        let e = refusal(
+            NAME,
+            &module("f32", r#", backend_config={"dtype":"float8_e5m2"}"#),
+        );
         assert_eq!(
             e,
             "pass legalize-quantize-mx: instruction q: QuantizeMX input (operand 0) must be bf16 or f16, found f32"

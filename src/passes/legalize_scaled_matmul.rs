@@ -45,7 +45,7 @@
 //! `__op$block_scaled_dot`, so a second run changes nothing.
 
 use super::build::{custom_call, s64_scalar_literal, tuple_constant};
-use super::{Legalizer, OriginalScope, PassContext, PassError};
+use super::{Candidate, Legalizer, OriginalScope, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module, PrimitiveType};
 use crate::neuron::config::{BlockScaledDotConfig, ConfigError, Field, MxType};
 use crate::util::clip;
@@ -53,7 +53,7 @@ use crate::util::clip;
 pub const NAME: &str = "legalize-scaled-matmul";
 
 /// The matched target (the seed's `compare("__op$block_scaled_dot")`).
-const TARGET: &str = "__op$block_scaled_dot";
+const TARGET: &str = crate::neuron::BLOCK_SCALED_DOT;
 
 /// The MX block size the kernel is told (the seed's seventh scalar).
 const BLOCK_SIZE: i64 = 32;
@@ -71,20 +71,16 @@ pub struct Rewrite {
 impl Legalizer for LegalizeScaledMatmul {
     const NAME: &'static str = NAME;
     const SCOPE: OriginalScope = OriginalScope::Entry;
+    const TARGETS: &'static [&'static str] = &[TARGET];
     type Rewrite = Rewrite;
 
-    fn wants(target: &str) -> bool {
-        target == TARGET
-    }
-
-    fn check(
-        module: &Module,
-        comp: CompId,
-        id: InstrId,
-        _: &mut PassContext,
-    ) -> Result<Option<Rewrite>, PassError> {
-        let c = module.comp(comp);
-        let instr = c.instr(id);
+    fn check(call: Candidate, _: &mut PassContext) -> Result<Option<Rewrite>, PassError> {
+        let Candidate {
+            id,
+            computation: c,
+            instr,
+            ..
+        } = call;
         let bad = |message: String| PassError::bad_input(NAME, &instr.name, message);
 
         if instr.operands().len() != 4 {
@@ -272,8 +268,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::passes::Pipeline;
-    use crate::text::parse_module;
+    use crate::passes::testing::{assert_refused, refusal};
 
     fn module(config: &str) -> String {
         format!(
@@ -287,22 +282,8 @@ mod tests {
         )
     }
 
-    fn error(text: &str) -> String {
-        let mut m = parse_module(text, "t.hlo").expect("parses");
-        let mut p = Pipeline::from_names(&[NAME]).unwrap();
-        match p.run(&mut m) {
-            Ok(_) => panic!("the pass accepted:\n{text}"),
-            Err(e) => e.to_string(),
-        }
-    }
-
     fn assert_error(config: &str, expected: &str) {
-        let e = error(&module(config));
-        assert!(
-            e.starts_with("pass legalize-scaled-matmul: instruction dot: "),
-            "{e}"
-        );
-        assert!(e.contains(expected), "{e}\nshould contain: {expected}");
+        assert_refused(NAME, "dot", &module(config), expected);
     }
 
     #[test]
@@ -363,12 +344,12 @@ mod tests {
     fn operand_count_and_result_type_are_checked() {
         let text = module("").replace(", %sb)", ")");
         assert_eq!(
-            error(&text),
+            refusal(NAME, &text),
             "pass legalize-scaled-matmul: instruction dot: __op$block_scaled_dot must have exactly 4 operands (lhs, rhs, lhs_scale, rhs_scale), found 3"
         );
         let text = module("").replace("f32[4,6]", "f16[4,6]");
         assert_eq!(
-            error(&text),
+            refusal(NAME, &text),
             "pass legalize-scaled-matmul: instruction dot: __op$block_scaled_dot result must be an f32 or bf16 array, found f16[4,6]"
         );
     }

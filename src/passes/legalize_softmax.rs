@@ -32,9 +32,9 @@
 //! module is touched, so bad input leaves it unchanged.
 
 use super::build::{check_index_length, custom_call, is_s64_iota, s64_iota};
-use super::{Legalizer, OriginalScope, PassContext, PassError};
+use super::{Candidate, Legalizer, OriginalScope, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Instruction, Module, Shape};
-use crate::neuron::{decimal_config, dtype_suffix, is_integer_text};
+use crate::neuron::{decimal_config, dtype_suffix, is_integer_text, SOFTMAX, SOFTMAX_BACKWARD};
 
 pub const NAME: &str = "legalize-softmax";
 
@@ -50,16 +50,16 @@ enum Direction {
 impl Direction {
     fn of(target: &str) -> Option<Direction> {
         match target {
-            "AwsNeuronSoftmax" => Some(Direction::Forward),
-            "AwsNeuronSoftmaxBackward" => Some(Direction::Backward),
+            SOFTMAX => Some(Direction::Forward),
+            SOFTMAX_BACKWARD => Some(Direction::Backward),
             _ => None,
         }
     }
 
     fn target(self) -> &'static str {
         match self {
-            Direction::Forward => "AwsNeuronSoftmax",
-            Direction::Backward => "AwsNeuronSoftmaxBackward",
+            Direction::Forward => SOFTMAX,
+            Direction::Backward => SOFTMAX_BACKWARD,
         }
     }
 
@@ -109,45 +109,30 @@ fn minor_dim(shape: &Shape) -> Option<i64> {
 impl Legalizer for LegalizeSoftmax {
     const NAME: &'static str = NAME;
     const SCOPE: OriginalScope = OriginalScope::Every;
+    const TARGETS: &'static [&'static str] = &[SOFTMAX, SOFTMAX_BACKWARD];
     type Rewrite = Rewrite;
 
-    fn wants(target: &str) -> bool {
-        Direction::of(target).is_some()
-    }
-
-    fn check(
-        module: &Module,
-        comp: CompId,
-        id: InstrId,
-        ctx: &mut PassContext,
-    ) -> Result<Option<Rewrite>, PassError> {
-        let c = module.comp(comp);
-        let instr = c.instr(id);
+    fn check(call: Candidate, ctx: &mut PassContext) -> Result<Option<Rewrite>, PassError> {
+        let Candidate {
+            comp,
+            id,
+            computation: c,
+            instr,
+            ..
+        } = call;
         let Some(direction) = instr.custom_call_target().and_then(Direction::of) else {
             return Ok(None);
         };
         let target = direction.target();
         let et = instr.shape.element_type();
         let Some(suffix) = dtype_suffix(et) else {
-            ctx.skipped(
-                    module,
-                    comp,
-                    id,
-                    format!("{target} with result type {et} has no softmax kernel (F16, F32 or BF16); left alone"),
-                );
-            return Ok(None);
+            return call.skip(
+                ctx,
+                format!("{target} with result type {et} has no softmax kernel (F16, F32 or BF16); left alone"),
+            );
         };
         if instr.api_version() == ApiVersion::TypedFfi {
-            ctx.skipped(
-                module,
-                comp,
-                id,
-                format!(
-                    "{target} is a typed-FFI call: its backend_config is an attribute dictionary, \
-                         not the decimal axis of the Neuron calling convention; left alone"
-                ),
-            );
-            return Ok(None);
+            return call.skip_typed_ffi(ctx, target, "axis");
         }
         let Some(&input) = instr.operands().first() else {
             return Err(PassError::bad_input(
@@ -164,15 +149,12 @@ impl Legalizer for LegalizeSoftmax {
         let n = minor_dim(input_shape);
         if let Some(n) = n {
             if is_legalized(c, instr, direction, n) {
-                ctx.skipped(
-                    module,
-                    comp,
-                    id,
+                return call.skip(
+                    ctx,
                     format!(
                         "{target} is already legalized (its last operand is the s64[{n}] index)"
                     ),
                 );
-                return Ok(None);
             }
         }
         let count = instr.operands().len();

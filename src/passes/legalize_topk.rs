@@ -23,13 +23,13 @@
 //! candidate is validated before the module is touched.
 
 use super::build::{check_index_length, custom_call, s64_iota};
-use super::{Legalizer, OriginalScope, PassContext, PassError};
+use super::{Candidate, Legalizer, OriginalScope, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module};
 use crate::neuron::{decimal_config, dtype_suffix, is_integer_text};
 
 pub const NAME: &str = "legalize-topk";
 
-const TARGET: &str = "AwsNeuronTopK";
+const TARGET: &str = crate::neuron::TOPK;
 
 pub struct LegalizeTopK;
 
@@ -47,20 +47,17 @@ pub struct Rewrite {
 impl Legalizer for LegalizeTopK {
     const NAME: &'static str = NAME;
     const SCOPE: OriginalScope = OriginalScope::Entry;
+    const TARGETS: &'static [&'static str] = &[TARGET];
     type Rewrite = Rewrite;
 
-    fn wants(target: &str) -> bool {
-        target == TARGET
-    }
-
-    fn check(
-        module: &Module,
-        comp: CompId,
-        id: InstrId,
-        ctx: &mut PassContext,
-    ) -> Result<Option<Rewrite>, PassError> {
-        let c = module.comp(comp);
-        let instr = c.instr(id);
+    fn check(call: Candidate, ctx: &mut PassContext) -> Result<Option<Rewrite>, PassError> {
+        let Candidate {
+            comp,
+            id,
+            computation: c,
+            instr,
+            ..
+        } = call;
         let Some(&input) = instr.operands().first() else {
             return Err(PassError::bad_input(
                 NAME,
@@ -71,25 +68,13 @@ impl Legalizer for LegalizeTopK {
         let input_shape = &c.instr(input).shape;
         let et = input_shape.element_type();
         let Some(suffix) = dtype_suffix(et) else {
-            ctx.skipped(
-                    module,
-                    comp,
-                    id,
-                    format!("{TARGET} with input type {et} has no TopK kernel (F16, F32 or BF16); left alone"),
-                );
-            return Ok(None);
+            return call.skip(
+                ctx,
+                format!("{TARGET} with input type {et} has no TopK kernel (F16, F32 or BF16); left alone"),
+            );
         };
         if instr.api_version() == ApiVersion::TypedFfi {
-            ctx.skipped(
-                module,
-                comp,
-                id,
-                format!(
-                    "{TARGET} is a typed-FFI call: its backend_config is an attribute dictionary, \
-                         not the decimal k of the Neuron calling convention; left alone"
-                ),
-            );
-            return Ok(None);
+            return call.skip_typed_ffi(ctx, TARGET, "k");
         }
         if instr.operands().len() != 1 {
             return Err(PassError::bad_input(

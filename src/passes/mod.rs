@@ -150,17 +150,12 @@ pub trait Legalizer {
     const SCOPE: OriginalScope;
     type Rewrite;
 
-    /// Whether a custom call to `target` is a candidate.
-    fn wants(target: &str) -> bool;
+    /// The custom-call targets of the candidates.
+    const TARGETS: &'static [&'static str];
 
     /// The rewrite a candidate needs, `None` when it is left alone (the
     /// reason goes to `ctx.skipped`), or an error refusing the module.
-    fn check(
-        module: &Module,
-        comp: CompId,
-        id: InstrId,
-        ctx: &mut PassContext,
-    ) -> Result<Option<Self::Rewrite>, PassError>;
+    fn check(call: Candidate, ctx: &mut PassContext) -> Result<Option<Self::Rewrite>, PassError>;
 
     fn apply(module: &mut Module, comp: CompId, rewrite: Self::Rewrite, ctx: &mut PassContext);
 }
@@ -173,8 +168,16 @@ impl<L: Legalizer> Pass for L {
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
         let mut found = Vec::new();
         for comp in ctx.computations(module, L::SCOPE) {
-            for id in candidates(module.comp(comp), L::wants) {
-                if let Some(rewrite) = L::check(module, comp, id, ctx)? {
+            let computation = module.comp(comp);
+            for id in candidates(computation, L::TARGETS) {
+                let call = Candidate {
+                    module,
+                    comp,
+                    id,
+                    computation,
+                    instr: computation.instr(id),
+                };
+                if let Some(rewrite) = L::check(call, ctx)? {
                     found.push((comp, rewrite));
                 }
             }
@@ -187,11 +190,52 @@ impl<L: Legalizer> Pass for L {
     }
 }
 
+/// A custom call a [`Legalizer`] checks, and where it is.
+#[derive(Clone, Copy)]
+pub struct Candidate<'a> {
+    pub module: &'a Module,
+    pub comp: CompId,
+    pub id: InstrId,
+    pub computation: &'a Computation,
+    pub instr: &'a Instruction,
+}
+
+impl Candidate<'_> {
+    /// Leaves the call alone, saying why in the report.
+    pub fn skip<R>(
+        &self,
+        ctx: &mut PassContext,
+        reason: impl Into<String>,
+    ) -> Result<Option<R>, PassError> {
+        ctx.skipped(self.module, self.comp, self.id, reason);
+        Ok(None)
+    }
+
+    /// Leaves a typed-FFI call alone: its `backend_config` is an MLIR
+    /// attribute dictionary, not the bare decimal `what` (the softmax
+    /// axis, TopK's k) of the Neuron calling convention.
+    pub fn skip_typed_ffi<R>(
+        &self,
+        ctx: &mut PassContext,
+        target: &str,
+        what: &str,
+    ) -> Result<Option<R>, PassError> {
+        self.skip(
+            ctx,
+            format!(
+                "{target} is a typed-FFI call: its backend_config is an attribute dictionary, \
+                 not the decimal {what} of the Neuron calling convention; left alone"
+            ),
+        )
+    }
+}
+
 /// The custom calls to a wanted target, in post order. The post order is
 /// computed only when there is one: most computations have none.
-fn candidates(comp: &Computation, wants: fn(&str) -> bool) -> Vec<InstrId> {
+fn candidates(comp: &Computation, targets: &[&str]) -> Vec<InstrId> {
     let is_candidate = |i: &Instruction| {
-        i.opcode == Opcode::CustomCall && i.custom_call_target().is_some_and(wants)
+        i.opcode == Opcode::CustomCall
+            && i.custom_call_target().is_some_and(|t| targets.contains(&t))
     };
     if !comp.instructions().any(|(_, i)| is_candidate(i)) {
         return Vec::new();
@@ -453,5 +497,31 @@ impl Pipeline {
             runs.push(run);
         }
         Ok(runs)
+    }
+}
+
+/// What the passes' unit tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::Pipeline;
+    use crate::text::parse_module;
+
+    /// Runs `pass` on `text`, which it must refuse: the error.
+    pub fn refusal(pass: &str, text: &str) -> String {
+        let mut m = parse_module(text, "t.hlo").expect("parses");
+        let mut p = Pipeline::from_names(&[pass]).unwrap();
+        match p.run(&mut m) {
+            Ok(_) => panic!("the pass accepted:\n{text}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// [`refusal`], and checks that the error names the pass and
+    /// `instruction` and contains `expected`.
+    pub fn assert_refused(pass: &str, instruction: &str, text: &str, expected: &str) {
+        let e = refusal(pass, text);
+        let head = format!("pass {pass}: instruction {instruction}: ");
+        assert!(e.starts_with(&head), "{e}");
+        assert!(e.contains(expected), "{e}\nshould contain: {expected}");
     }
 }
