@@ -17,8 +17,10 @@
 #![allow(clippy::field_reassign_with_default)]
 
 use super::attrs;
-use super::from_proto::{async_chain_start, gather, physical_positions};
+use super::err;
 use super::messages::*;
+use super::read_async::async_chain_start;
+use super::read_literal::{gather, physical_positions};
 use super::{stays_on_async_start, ProtoError};
 use crate::ir::instruction::{ApiVersion, AttrValue, ComparisonType};
 use crate::ir::literal::{Literal, LiteralData};
@@ -28,10 +30,6 @@ use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Paylo
 use crate::util::{FxMap, FxSet};
 use prost::Message;
 use std::sync::Arc;
-
-fn err<T>(message: impl Into<String>) -> Result<T, ProtoError> {
-    Err(ProtoError::new(message))
-}
 
 /// The module as a proto message.
 pub fn module_to_proto(module: &Module) -> Result<HloModuleProto, ProtoError> {
