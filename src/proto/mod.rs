@@ -9,7 +9,10 @@
 //!   (`read_scan`), computations, instructions, op families' attributes
 //!   (`read_op_attrs`), metadata, stack frames, header, async sugar, XLA's
 //!   orders, shapes, literals; wire-level decoding in `wire`;
-//! - [`to_proto`]: IR -> proto, as XLA's `HloModule::ToProto` writes it.
+//! - [`to_proto`]: IR -> proto, as XLA's `HloModule::ToProto` writes it;
+//!   the module there, and by concern in `write_*`: sinks, ids and order,
+//!   computations, instructions, attributes' fields (`write_attrs`),
+//!   header, async sugar, shapes, literals.
 //!
 //! [`read_module`] also accepts the `HloProto` and `HloSnapshot` wrappers.
 
@@ -29,6 +32,15 @@ mod read_scan;
 mod read_shape;
 pub mod to_proto;
 mod wire;
+mod write_async;
+mod write_attrs;
+mod write_computation;
+mod write_header;
+mod write_ids;
+mod write_instruction;
+mod write_literal;
+mod write_shape;
+mod write_sink;
 
 pub use from_proto::{module_from_proto, ReadOptions};
 pub use to_proto::{module_to_proto, module_to_proto_bytes};
