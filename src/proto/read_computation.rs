@@ -460,26 +460,36 @@ struct Converted {
 }
 
 impl Converted {
+    /// The IR ids of instructions converted already (by position in the
+    /// proto); `cycle(o)` where `o` is not.
+    fn converted_ids<C: Default + Extend<InstrId>>(
+        &self,
+        positions: &[usize],
+        cycle: impl FnOnce(usize) -> ProtoError,
+    ) -> Result<C, ProtoError> {
+        let mut out = C::default();
+        for &o in positions {
+            match self.ids[o] {
+                Some(id) => out.extend(std::iter::once(id)),
+                None => return Err(cycle(o)),
+            }
+        }
+        Ok(out)
+    }
+
     fn operand_ids(
         &self,
         i: usize,
         scans: &[Scan<'_>],
         edges: &Edges,
     ) -> Result<SmallVec<[InstrId; 4]>, ProtoError> {
-        let mut ops = SmallVec::new();
-        for &o in &edges.operands[i] {
-            match self.ids[o] {
-                Some(id) => ops.push(id),
-                None => {
-                    return err(format!(
-                        "instruction {}: its operands form a cycle (operand {} comes after it)",
-                        scans[i].name(),
-                        scans[o].name()
-                    ))
-                }
-            }
-        }
-        Ok(ops)
+        self.converted_ids(&edges.operands[i], |o| {
+            ProtoError::new(format!(
+                "instruction {}: its operands form a cycle (operand {} comes after it)",
+                scans[i].name(),
+                scans[o].name()
+            ))
+        })
     }
 
     fn control_ids(
@@ -488,19 +498,12 @@ impl Converted {
         scan: &Scan<'_>,
         edges: &Edges,
     ) -> Result<Vec<InstrId>, ProtoError> {
-        let mut control = Vec::new();
-        for &o in &edges.controls[i] {
-            match self.ids[o] {
-                Some(id) => control.push(id),
-                None => {
-                    return err(format!(
-                        "instruction {}: its control predecessors form a cycle",
-                        scan.name()
-                    ))
-                }
-            }
-        }
-        Ok(control)
+        self.converted_ids(&edges.controls[i], |_| {
+            ProtoError::new(format!(
+                "instruction {}: its control predecessors form a cycle",
+                scan.name()
+            ))
+        })
     }
 }
 
