@@ -5,14 +5,42 @@
 //!   with `prost`; fields this crate does not model are kept as raw bytes
 //!   and written back ([`messages::Ext`]);
 //! - [`from_proto`]: proto -> IR, printing exactly what XLA prints for it;
-//! - [`to_proto`]: IR -> proto, as XLA's `HloModule::ToProto` writes it.
+//!   the module there, and by concern in `read_*`: splitting and pass 1
+//!   (`read_scan`), computations, instructions, op families' attributes
+//!   (`read_op_attrs`), metadata, stack frames, header, async sugar, XLA's
+//!   orders, shapes, literals; wire-level decoding in `wire`;
+//! - [`to_proto`]: IR -> proto, as XLA's `HloModule::ToProto` writes it;
+//!   the module there, and by concern in `write_*`: sinks, ids and order,
+//!   computations, instructions, attributes' fields (`write_attrs`),
+//!   header, async sugar, shapes, literals.
 //!
 //! [`read_module`] also accepts the `HloProto` and `HloSnapshot` wrappers.
 
 pub mod attrs;
 pub mod from_proto;
 pub mod messages;
+mod read_async;
+mod read_computation;
+mod read_frames;
+mod read_header;
+mod read_instruction;
+mod read_literal;
+mod read_metadata;
+mod read_op_attrs;
+mod read_order;
+mod read_scan;
+mod read_shape;
 pub mod to_proto;
+mod wire;
+mod write_async;
+mod write_attrs;
+mod write_computation;
+mod write_header;
+mod write_ids;
+mod write_instruction;
+mod write_literal;
+mod write_shape;
+mod write_sink;
 
 pub use from_proto::{module_from_proto, ReadOptions};
 pub use to_proto::{module_to_proto, module_to_proto_bytes};
@@ -104,6 +132,10 @@ impl fmt::Display for ProtoError {
 }
 
 impl std::error::Error for ProtoError {}
+
+fn err<T>(message: impl Into<String>) -> Result<T, ProtoError> {
+    Err(ProtoError::new(message))
+}
 
 /// The attributes of an async op written as sugar (`custom-call-start(...),
 /// custom_call_target="foo"`) that are its own; the others are the wrapped

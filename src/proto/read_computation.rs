@@ -1,0 +1,586 @@
+//! One computation: pass 1 (ids, edges, order), pass 2 (each instruction
+//! decoded and converted in print order), then the IR's instructions made
+//! with slices of the computation's text buffer.
+
+use super::err;
+use super::messages::*;
+use super::read_frames::Frames;
+use super::read_metadata::{append_unprinted_metadata, DeferredMetadata, MetaView};
+use super::read_order::post_order;
+use super::read_scan::{CompData, IdIndex, Scan};
+use super::read_shape::shape_from_proto;
+use super::wire::{encode_len, fields, merge_into, skip_field, take_delimited};
+use super::ProtoError;
+use crate::ir::instruction::{
+    ApiVersion, Attr, AttrList, AttrValue, ComparisonDirection, ComparisonType,
+};
+use crate::ir::shape::Shape;
+use crate::ir::{CompId, Computation, InstrId, Instruction, Opcode, Payload, SharedStr};
+use crate::util::FxMap;
+use prost::encoding::WireType;
+use prost::Message;
+use smallvec::SmallVec;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// A value whose text is a range of the computation's text buffer.
+pub(super) enum PVal {
+    Raw(Range<usize>),
+    Value(AttrValue),
+    Metadata(Box<DeferredMetadata>),
+    Int(i64),
+    Ints(Box<[i64]>),
+    Comp(CompId),
+    Comps(Box<[CompId]>),
+    Str(Range<usize>),
+    BackendConfig(Range<usize>),
+    Direction(ComparisonDirection),
+    CompareType(ComparisonType),
+    ApiVersion(ApiVersion),
+}
+
+/// An instruction waiting for its computation's text buffer.
+pub(super) struct Pending {
+    pub(super) name: Range<usize>,
+    pub(super) opcode: Opcode,
+    pub(super) shape: Arc<Shape>,
+    pub(super) operands: SmallVec<[InstrId; 4]>,
+    pub(super) control: Vec<InstrId>,
+    pub(super) attrs: SmallVec<[(&'static str, PVal); 2]>,
+    pub(super) payload: Payload,
+}
+
+/// Converts computations; one per thread, sharing the module-wide tables.
+pub(super) struct Reader<'c> {
+    pub(super) comp_ids: &'c FxMap<i64, usize>,
+    pub(super) comp_refs: &'c [CompId],
+    pub(super) frames: &'c Frames<'c>,
+    /// Shapes by their encoded `ShapeProto`, with its element type.
+    pub(super) shapes: FxMap<Box<[u8]>, InstrShape>,
+    pub(super) keys: FxMap<&'static str, SharedStr>,
+    pub(super) schedule: Option<&'c HloScheduleProto>,
+    /// `HloModuleProto.payloads`, which `backend_config_payload` ids index.
+    pub(super) payloads: &'c [Vec<u8>],
+    /// The message each instruction is decoded into, reused.
+    pub(super) scratch: HloInstructionProto,
+}
+
+impl<'c> Reader<'c> {
+    pub(super) fn new(
+        comp_ids: &'c FxMap<i64, usize>,
+        comp_refs: &'c [CompId],
+        frames: &'c Frames<'c>,
+        module: &'c HloModuleProto,
+    ) -> Reader<'c> {
+        Reader {
+            comp_ids,
+            comp_refs,
+            frames,
+            shapes: FxMap::default(),
+            keys: FxMap::default(),
+            schedule: module.schedule.as_ref(),
+            payloads: &module.payloads,
+            scratch: HloInstructionProto::default(),
+        }
+    }
+
+    pub(super) fn key(&mut self, k: &'static str) -> SharedStr {
+        // A buffer of this reader's own, not the shared one of `attr_key`:
+        // threads cloning one `Arc` would contend on its count.
+        self.keys
+            .entry(k)
+            .or_insert_with(|| SharedStr::from(k))
+            .clone()
+    }
+
+    pub(super) fn shape(&self, p: &ShapeProto) -> Result<Shape, ProtoError> {
+        shape_from_proto(p, 0)
+    }
+
+    /// An instruction's shape: an array without a layout gets XLA's
+    /// default, as the text parser gives it, so that the text printed for
+    /// the proto reads back as itself.
+    pub(super) fn instruction_shape(&self, p: &ShapeProto) -> Result<Shape, ProtoError> {
+        let mut s = shape_from_proto(p, 0)?;
+        s.fill_default_layouts();
+        Ok(s)
+    }
+
+    /// The position in the module of a called computation.
+    pub(super) fn comp_index(&self, id: i64) -> Result<usize, ProtoError> {
+        match self.comp_ids.get(&id) {
+            Some(&i) => Ok(i),
+            None => err(format!("called computation id {id} does not exist")),
+        }
+    }
+
+    pub(super) fn comp_ref(&self, id: i64) -> Result<CompId, ProtoError> {
+        self.comp_index(id).map(|i| self.comp_refs[i])
+    }
+
+    /// The shape of an instruction, interned by its encoded `ShapeProto`
+    /// (equal bytes are equal shapes), with the proto's element type.
+    pub(super) fn shape_of(
+        &mut self,
+        scan: &Scan<'_>,
+        bytes: &[u8],
+    ) -> Result<InstrShape, ProtoError> {
+        if scan.shape_fields > 1 {
+            // Several shape fields merge: decode the whole instruction.
+            let mut p = HloInstructionProto::default();
+            p.merge(bytes)
+                .map_err(|e| ProtoError::decode("HloInstructionProto", e))?;
+            let sp = p.msg.shape.unwrap_or_default();
+            return Ok(InstrShape {
+                shape: Arc::new(self.instruction_shape(&sp)?),
+                element_type: sp.element_type,
+            });
+        }
+        let Some(sb) = scan.shape else {
+            return err(format!("instruction {}: has no shape", scan.name()));
+        };
+        if let Some(s) = self.shapes.get(sb) {
+            return Ok(s.clone());
+        }
+        let s = ShapeProto::decode(sb)
+            .map_err(|e| ProtoError::decode("ShapeProto", e))
+            .and_then(|sp| {
+                Ok(InstrShape {
+                    shape: Arc::new(self.instruction_shape(&sp)?),
+                    element_type: sp.element_type,
+                })
+            })
+            .map_err(|e| e.context(format!("instruction {}", scan.name())))?;
+        self.shapes.insert(sb.into(), s.clone());
+        Ok(s)
+    }
+
+    /// Converts a computation: pass 1 over its instructions, their print
+    /// order, pass 2 in that order, then the IR's instructions.
+    pub(super) fn computation(
+        &mut self,
+        data: &CompData<'_>,
+        scheduled: bool,
+    ) -> Result<ReadComputation, ProtoError> {
+        // Pass 1: ids, edges, stack frames and shapes, without decoding the
+        // rest of each instruction.
+        let scans = data
+            .instrs
+            .iter()
+            .enumerate()
+            .map(|(k, bytes)| Scan::at(k, bytes))
+            .collect::<Result<Vec<_>, _>>()?;
+        let id_to_local = IdIndex::new(&scans)?;
+        let edges = Edges::new(&scans, &id_to_local)?;
+        let mut by_id: Vec<usize> = (0..scans.len()).collect();
+        if !id_to_local.sorted {
+            by_id.sort_unstable_by_key(|&i| scans[i].id);
+        }
+        let calls = self.calls_in_id_order(&scans, &by_id)?;
+        let order = self.print_order(data, scheduled, &id_to_local, &by_id, &edges)?;
+        if order.len() != scans.len() {
+            return err("the operands of its instructions form a cycle");
+        }
+        let converted = self.convert_in_order(data, &scans, &edges, &order)?;
+        let has_async_start = converted.has_async_start;
+        let mut comp =
+            self.materialize(data.shell.name.as_str(), converted.pending, converted.text);
+        let root = data.shell.root_id;
+        match id_to_local.get(root).and_then(|l| converted.ids[l]) {
+            Some(r) => comp.set_root(r),
+            None => return err(format!("the root id {root} does not exist")),
+        }
+        comp.proto_id = Some(data.shell.id);
+        self.record_proto_order(&mut comp, &scans, &order);
+        record_proto_extras(&mut comp, data, converted.bare_precision, converted.unknown);
+        Ok(ReadComputation {
+            comp,
+            calls,
+            has_async_start,
+        })
+    }
+
+    /// The computations each instruction calls, for those in id order that
+    /// call any.
+    fn calls_in_id_order(
+        &self,
+        scans: &[Scan<'_>],
+        by_id: &[usize],
+    ) -> Result<Vec<SmallVec<[usize; 2]>>, ProtoError> {
+        let mut calls = Vec::new();
+        for &i in by_id {
+            if !scans[i].called.is_empty() {
+                let cs = scans[i]
+                    .called
+                    .iter()
+                    .map(|&c| self.comp_index(c))
+                    .collect::<Result<SmallVec<_>, _>>()?;
+                calls.push(cs);
+            }
+        }
+        Ok(calls)
+    }
+
+    /// The schedule's order, if the module is scheduled and it has one of
+    /// the whole computation; else XLA's post order.
+    fn print_order(
+        &self,
+        data: &CompData<'_>,
+        scheduled: bool,
+        id_to_local: &IdIndex,
+        by_id: &[usize],
+        edges: &Edges,
+    ) -> Result<Vec<usize>, ProtoError> {
+        let sequence = if scheduled {
+            self.schedule
+                .and_then(|s| s.sequences.get(&data.shell.id))
+                .map(|s| &s.instruction_ids)
+        } else {
+            None
+        };
+        match sequence {
+            Some(seq) if seq.len() == by_id.len() => seq
+                .iter()
+                .map(|&id| {
+                    id_to_local.get(id).ok_or_else(|| {
+                        ProtoError::new(format!(
+                            "the schedule names instruction id {id}, which does not exist"
+                        ))
+                    })
+                })
+                .collect(),
+            _ => Ok(post_order(
+                by_id,
+                &edges.operands,
+                &edges.controls,
+                &edges.has_users,
+            )),
+        }
+    }
+
+    /// Pass 2, in print order (operands first): decodes each instruction
+    /// into one reused message and converts it.
+    fn convert_in_order(
+        &mut self,
+        data: &CompData<'_>,
+        scans: &[Scan<'_>],
+        edges: &Edges,
+        order: &[usize],
+    ) -> Result<Converted, ProtoError> {
+        let n = scans.len();
+        let mut out = Converted {
+            text: String::with_capacity(n * 96),
+            ids: vec![None; n],
+            types: vec![0; n],
+            pending: Vec::with_capacity(n),
+            bare_precision: Vec::new(),
+            unknown: Vec::new(),
+            has_async_start: false,
+        };
+        let mut p = std::mem::take(&mut self.scratch);
+        for &i in order {
+            self.convert_one(&mut p, data.instrs[i], i, scans, edges, &mut out)?;
+        }
+        self.scratch = p;
+        Ok(out)
+    }
+
+    /// Converts instruction `i` (its operands converted already) into
+    /// `out`, decoding it into `p`.
+    fn convert_one(
+        &mut self,
+        p: &mut HloInstructionProto,
+        bytes: &[u8],
+        i: usize,
+        scans: &[Scan<'_>],
+        edges: &Edges,
+        out: &mut Converted,
+    ) -> Result<(), ProtoError> {
+        let scan = &scans[i];
+        let ops = out.operand_ids(i, scans, edges)?;
+        let control = out.control_ids(i, scan, edges)?;
+        let here = |e: ProtoError| e.in_path(&format!("instructions[{i}]"), bytes);
+        let InstrShape {
+            shape,
+            element_type,
+        } = self.shape_of(scan, bytes).map_err(here)?;
+        out.types[i] = element_type;
+        let meta = decode_instruction(p, bytes).map_err(here)?;
+        let at = out.pending.len() as u32;
+        // XLA's passes make precision configs without operand
+        // precisions, which the text cannot tell from one per operand.
+        if !edges.operands[i].is_empty()
+            && p.precision_config
+                .as_ref()
+                .is_some_and(|pc| pc.operand_precision.is_empty())
+        {
+            out.bare_precision.push(at);
+        }
+        let mut extra = p.unknown.clone();
+        if let (None, Some(md)) = (&meta, &p.metadata) {
+            append_unprinted_metadata(md, &mut extra);
+        }
+        if !extra.is_empty() {
+            out.unknown.push((at, extra.into()));
+        }
+        let operand_types: SmallVec<[i32; 4]> =
+            edges.operands[i].iter().map(|&o| out.types[o]).collect();
+        let pend = self
+            .instruction(
+                p,
+                meta,
+                shape,
+                &operand_types,
+                ops,
+                control,
+                &out.pending,
+                &mut out.text,
+            )
+            .map_err(|e| here(e.context(format!("instruction {}", p.name))))?;
+        out.has_async_start |= pend.opcode == Opcode::AsyncStart;
+        out.ids[i] = Some(InstrId::new(out.pending.len()));
+        out.pending.push(pend);
+        Ok(())
+    }
+
+    /// The IR's instructions, their strings slices of one shared buffer.
+    fn materialize(&mut self, name: &str, pending: Vec<Pending>, text: String) -> Computation {
+        let buf = Arc::new(text);
+        let mut comp = Computation::with_capacity(name, pending.len());
+        for pend in pending {
+            let mut attrs = AttrList::new();
+            for (k, v) in pend.attrs {
+                attrs.push(Attr {
+                    key: self.key(k),
+                    value: v.into_value(&buf),
+                });
+            }
+            let mut instr = Instruction::new(slice(&buf, &pend.name), pend.opcode, pend.shape)
+                .with_operands(pend.operands);
+            instr.attrs = attrs;
+            instr.payload = pend.payload;
+            if !pend.control.is_empty() {
+                instr.control_predecessors = pend.control.into();
+            }
+            comp.push(instr);
+        }
+        comp
+    }
+
+    /// The proto's ids and order of the instructions (and their stack
+    /// frames, if renumbered), for writing the module back as it was read.
+    fn record_proto_order(&self, comp: &mut Computation, scans: &[Scan<'_>], order: &[usize]) {
+        comp.set_proto_instr_ids(order.iter().map(|&i| scans[i].id).collect());
+        let mut proto_order = vec![0u32; scans.len()];
+        for (k, &i) in order.iter().enumerate() {
+            proto_order[i] = k as u32;
+        }
+        comp.set_proto_instr_order(proto_order.into());
+        if self.frames.renumber && self.frames.index.is_some() {
+            comp.set_proto_frame_ids(order.iter().map(|&i| scans[i].stack_frame_id).collect());
+        }
+    }
+}
+
+/// An instruction's shape, and the element type its proto gives.
+#[derive(Clone)]
+pub(super) struct InstrShape {
+    shape: Arc<Shape>,
+    element_type: i32,
+}
+
+/// A computation converted, with what the module needs of it.
+pub(super) struct ReadComputation {
+    pub(super) comp: Computation,
+    /// For each instruction in id order that calls computations, the
+    /// computations it calls (as positions in the module).
+    pub(super) calls: Vec<SmallVec<[usize; 2]>>,
+    pub(super) has_async_start: bool,
+}
+
+/// The edges pass 1 found, as positions in the computation.
+struct Edges {
+    operands: Vec<SmallVec<[usize; 4]>>,
+    controls: Vec<SmallVec<[usize; 1]>>,
+    /// Whether an instruction is an operand or control predecessor of any.
+    has_users: Vec<bool>,
+}
+
+impl Edges {
+    fn new(scans: &[Scan<'_>], id_to_local: &IdIndex) -> Result<Edges, ProtoError> {
+        let n = scans.len();
+        let local = |id: i64, what: &str, user: &Scan<'_>| {
+            id_to_local.get(id).ok_or_else(|| {
+                ProtoError::new(format!(
+                    "instruction {}: {what} id {id} does not exist in the computation",
+                    user.name()
+                ))
+            })
+        };
+        let mut edges = Edges {
+            operands: Vec::with_capacity(n),
+            controls: Vec::with_capacity(n),
+            has_users: vec![false; n],
+        };
+        for p in scans {
+            let ops = p
+                .operands
+                .iter()
+                .map(|&id| local(id, "operand", p))
+                .collect::<Result<SmallVec<_>, _>>()?;
+            let cps = p
+                .control
+                .iter()
+                .map(|&id| local(id, "control predecessor", p))
+                .collect::<Result<SmallVec<_>, _>>()?;
+            for &o in ops.iter().chain(cps.iter()) {
+                edges.has_users[o] = true;
+            }
+            edges.operands.push(ops);
+            edges.controls.push(cps);
+        }
+        Ok(edges)
+    }
+}
+
+/// Pass 2's results: the instructions in print order, waiting for their
+/// computation's text buffer.
+struct Converted {
+    text: String,
+    /// Each instruction's id in the IR, by position in the proto.
+    ids: Vec<Option<InstrId>>,
+    /// Each instruction's proto element type, by position in the proto.
+    types: Vec<i32>,
+    pending: Vec<Pending>,
+    /// The instructions with precision configs but no operand precisions.
+    bare_precision: Vec<u32>,
+    /// The encoded fields of each instruction the IR does not model.
+    unknown: Vec<(u32, Box<[u8]>)>,
+    has_async_start: bool,
+}
+
+impl Converted {
+    /// The IR ids of instructions converted already (by position in the
+    /// proto); `cycle(o)` where `o` is not.
+    fn converted_ids<C: Default + Extend<InstrId>>(
+        &self,
+        positions: &[usize],
+        cycle: impl FnOnce(usize) -> ProtoError,
+    ) -> Result<C, ProtoError> {
+        let mut out = C::default();
+        for &o in positions {
+            match self.ids[o] {
+                Some(id) => out.extend(std::iter::once(id)),
+                None => return Err(cycle(o)),
+            }
+        }
+        Ok(out)
+    }
+
+    fn operand_ids(
+        &self,
+        i: usize,
+        scans: &[Scan<'_>],
+        edges: &Edges,
+    ) -> Result<SmallVec<[InstrId; 4]>, ProtoError> {
+        self.converted_ids(&edges.operands[i], |o| {
+            ProtoError::new(format!(
+                "instruction {}: its operands form a cycle (operand {} comes after it)",
+                scans[i].name(),
+                scans[o].name()
+            ))
+        })
+    }
+
+    fn control_ids(
+        &self,
+        i: usize,
+        scan: &Scan<'_>,
+        edges: &Edges,
+    ) -> Result<Vec<InstrId>, ProtoError> {
+        self.converted_ids(&edges.controls[i], |_| {
+            ProtoError::new(format!(
+                "instruction {}: its control predecessors form a cycle",
+                scan.name()
+            ))
+        })
+    }
+}
+
+/// Decodes an instruction's fields but those pass 1 read into `p`; its
+/// metadata is read in place (without allocating) when it can be.
+fn decode_instruction<'b>(
+    p: &mut HloInstructionProto,
+    bytes: &'b [u8],
+) -> Result<Option<MetaView<'b>>, ProtoError> {
+    const WHAT: &str = "HloInstructionProto";
+    p.clear();
+    let mut meta_fields: SmallVec<[&[u8]; 1]> = SmallVec::new();
+    fields(bytes, WHAT, |tag, wt, buf| {
+        match (tag, wt) {
+            // Read in pass 1.
+            (3 | 35..=37, _) => skip_field(tag, wt, buf),
+            (7, WireType::LengthDelimited) => {
+                meta_fields.push(take_delimited(buf, WHAT)?);
+                Ok(())
+            }
+            _ => merge_into(p, tag, wt, buf, WHAT),
+        }
+    })?;
+    let meta = match meta_fields[..] {
+        [m] => MetaView::parse(m),
+        _ => None,
+    };
+    if !meta_fields.is_empty() && meta.is_none() {
+        for m in meta_fields {
+            merge_into(p, 7, WireType::LengthDelimited, &mut &*encode_len(m), WHAT)?;
+        }
+    }
+    Ok(meta)
+}
+
+/// What the IR keeps of the proto beyond the text: precision configs
+/// without operand precisions, fields it does not model, the thread.
+fn record_proto_extras(
+    comp: &mut Computation,
+    data: &CompData<'_>,
+    bare_precision: Vec<u32>,
+    unknown: Vec<(u32, Box<[u8]>)>,
+) {
+    if !bare_precision.is_empty() {
+        comp.set_proto_bare_precision(bare_precision.into());
+    }
+    if !unknown.is_empty() {
+        comp.set_proto_unknown(unknown.into());
+    }
+    if !data.shell.unknown.is_empty() {
+        comp.set_proto_unknown_own(data.shell.unknown.as_slice().into());
+    }
+    if !data.shell.execution_thread.is_empty() && data.shell.execution_thread != "main" {
+        comp.execution_thread = Some(data.shell.execution_thread.as_str().into());
+    }
+}
+
+/// A range of a computation's text buffer, as a string of the IR.
+pub(super) fn slice(buf: &Arc<String>, r: &Range<usize>) -> SharedStr {
+    SharedStr::slice(buf, r.start, r.end).expect("ranges are within the buffer")
+}
+
+impl PVal {
+    fn into_value(self, buf: &Arc<String>) -> AttrValue {
+        match self {
+            PVal::Raw(r) => AttrValue::Raw(slice(buf, &r)),
+            PVal::Value(v) => v,
+            PVal::Metadata(m) => m.into_value(buf),
+            PVal::Int(x) => AttrValue::Int(x),
+            PVal::Ints(x) => AttrValue::Ints(x),
+            PVal::Comp(c) => AttrValue::Comp(c),
+            PVal::Comps(c) => AttrValue::Comps(c),
+            PVal::Str(r) => AttrValue::Str(slice(buf, &r)),
+            PVal::BackendConfig(r) => AttrValue::BackendConfig(slice(buf, &r)),
+            PVal::Direction(d) => AttrValue::Direction(d),
+            PVal::CompareType(t) => AttrValue::CompareType(t),
+            PVal::ApiVersion(a) => AttrValue::ApiVersion(a),
+        }
+    }
+}

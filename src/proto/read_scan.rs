@@ -1,0 +1,229 @@
+//! Splitting a module into its computations and instructions without
+//! decoding them, and pass 1 over each instruction ([`Scan`]).
+
+use super::err;
+use super::messages::*;
+use super::wire::{
+    fields, merge_into, repeated_i64, skip_field, take_delimited, varint, wrong_wire_type,
+};
+use super::ProtoError;
+use crate::util::FxMap;
+use prost::encoding::WireType;
+use smallvec::SmallVec;
+
+/// A computation before conversion: its fields but the instructions, and
+/// the encoded instructions.
+pub(super) struct CompData<'a> {
+    /// The encoded computation, for error locations.
+    pub(super) bytes: &'a [u8],
+    pub(super) shell: HloComputationProto,
+    pub(super) instrs: Vec<&'a [u8]>,
+}
+
+/// The top of a module: every field but the computations, and the encoded
+/// computations in proto order.
+pub(crate) struct ModuleData<'a> {
+    pub shell: HloModuleProto,
+    /// The encoded fields the IR does not model ([`Module::proto_extras`]).
+    pub(super) extras: Vec<u8>,
+    pub(super) comps: Vec<CompData<'a>>,
+}
+
+/// `HloModuleProto` fields the IR does not model, kept as bytes: `id`,
+/// `cross_program_prefetches`, `is_dynamic`, `spmd_output_sharding`,
+/// `profile_info`, `spmd_parameters_shardings`, `device_assignment`,
+/// `use_auto_spmd_partitioning`, `payloads` (decoded too, for the backend
+/// configs that refer to them; kept for anything else that may).
+pub(super) const MODULE_EXTRA_FIELDS: &[u32] = &[5, 10, 11, 12, 13, 14, 15, 16, 22];
+
+/// Decodes the module's own fields and splits out computations and
+/// instructions without decoding them.
+pub(crate) fn split_module(bytes: &[u8]) -> Result<ModuleData<'_>, ProtoError> {
+    let mut shell = HloModuleProto::default();
+    let mut comps = Vec::new();
+    let mut extras = Vec::new();
+    fields(bytes, "HloModuleProto", |tag, wt, buf| {
+        if MODULE_EXTRA_FIELDS.contains(&tag) || !HloModuleProtoFields::knows(tag) {
+            // Decoded too, so that a malformed one is an error.
+            let start = *buf;
+            merge_into(&mut shell, tag, wt, buf, "HloModuleProto")?;
+            prost::encoding::encode_key(tag, wt, &mut extras);
+            extras.extend_from_slice(&start[..start.len() - buf.len()]);
+            return Ok(());
+        }
+        if tag == 3 {
+            if wt != WireType::LengthDelimited {
+                return err("HloModuleProto.computations: wrong wire type");
+            }
+            let c = take_delimited(buf, "HloModuleProto.computations")?;
+            let step = format!("computations[{}]", comps.len());
+            comps.push(split_computation(c).map_err(|e| e.in_path(&step, c))?);
+            Ok(())
+        } else {
+            merge_into(&mut shell, tag, wt, buf, "HloModuleProto")
+        }
+    })
+    .map_err(|e| e.in_path("HloModuleProto", bytes))?;
+    Ok(ModuleData {
+        shell,
+        extras,
+        comps,
+    })
+}
+
+pub(super) fn split_computation(bytes: &[u8]) -> Result<CompData<'_>, ProtoError> {
+    let mut shell = HloComputationProto::default();
+    let mut instrs = Vec::new();
+    fields(bytes, "HloComputationProto", |tag, wt, buf| {
+        if tag == 2 {
+            if wt != WireType::LengthDelimited {
+                return err("HloComputationProto.instructions: wrong wire type");
+            }
+            let at = *buf;
+            let i = take_delimited(buf, "HloComputationProto.instructions")
+                .map_err(|e| e.in_path(&format!("instructions[{}]", instrs.len()), at))?;
+            instrs.push(i);
+            Ok(())
+        } else if tag == 4 {
+            // The program shape: XLA derives it from the instructions, and so
+            // does the writer.
+            skip_field(tag, wt, buf)
+        } else {
+            merge_into(&mut shell, tag, wt, buf, "HloComputationProto")
+        }
+    })?;
+    Ok(CompData {
+        bytes,
+        shell,
+        instrs,
+    })
+}
+
+/// What pass 1 reads of an encoded instruction: its id, name, edges,
+/// stack frame and encoded shape.
+pub(super) struct Scan<'a> {
+    pub(super) id: i64,
+    pub(super) name: &'a [u8],
+    /// The last `shape` field, and how many there are (several merge).
+    pub(super) shape: Option<&'a [u8]>,
+    pub(super) shape_fields: u32,
+    pub(super) operands: SmallVec<[i64; 4]>,
+    pub(super) control: SmallVec<[i64; 1]>,
+    pub(super) called: SmallVec<[i64; 2]>,
+    pub(super) stack_frame_id: i32,
+}
+
+impl<'a> Scan<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> Result<Scan<'a>, ProtoError> {
+        const WHAT: &str = "HloInstructionProto";
+        let mut s = Scan {
+            id: 0,
+            name: &[],
+            shape: None,
+            shape_fields: 0,
+            operands: SmallVec::new(),
+            control: SmallVec::new(),
+            called: SmallVec::new(),
+            stack_frame_id: 0,
+        };
+        fields(bytes, WHAT, |tag, wt, buf| {
+            match (tag, wt) {
+                (1, WireType::LengthDelimited) => s.name = take_delimited(buf, WHAT)?,
+                (3, WireType::LengthDelimited) => {
+                    s.shape = Some(take_delimited(buf, WHAT)?);
+                    s.shape_fields += 1;
+                }
+                (7, WireType::LengthDelimited) => {
+                    let m = take_delimited(buf, WHAT)?;
+                    fields(m, "OpMetadata", |tag, wt, buf| match (tag, wt) {
+                        (15, WireType::Varint) => {
+                            s.stack_frame_id = varint(buf, "OpMetadata")? as i32;
+                            Ok(())
+                        }
+                        (15, _) => wrong_wire_type("OpMetadata", tag, wt),
+                        _ => skip_field(tag, wt, buf),
+                    })?;
+                }
+                (35, WireType::Varint) => s.id = varint(buf, WHAT)? as i64,
+                (36, _) => repeated_i64(&mut s.operands, tag, wt, buf)?,
+                (37, _) => repeated_i64(&mut s.control, tag, wt, buf)?,
+                (38, _) => repeated_i64(&mut s.called, tag, wt, buf)?,
+                (1 | 3 | 7 | 35, _) => return wrong_wire_type(WHAT, tag, wt),
+                _ => skip_field(tag, wt, buf)?,
+            }
+            Ok(())
+        })?;
+        Ok(s)
+    }
+
+    /// Pass 1 over the `k`-th instruction of a computation.
+    pub(super) fn at(k: usize, bytes: &'a [u8]) -> Result<Scan<'a>, ProtoError> {
+        Scan::new(bytes).map_err(|e| e.in_path(&format!("instructions[{k}]"), bytes))
+    }
+
+    pub(super) fn name(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.name)
+    }
+}
+
+/// Proto instruction id -> position in the computation: a table when the
+/// ids are dense (XLA numbers them `computation << 32 | n`), else a map.
+pub(super) struct IdIndex {
+    pub(super) base: i64,
+    pub(super) dense: Vec<u32>,
+    pub(super) map: FxMap<i64, u32>,
+    /// The ids increase in proto order.
+    pub(super) sorted: bool,
+}
+
+impl IdIndex {
+    pub(super) fn new(scans: &[Scan<'_>]) -> Result<IdIndex, ProtoError> {
+        let n = scans.len();
+        let min = scans.iter().map(|s| s.id).min().unwrap_or(0);
+        let max = scans.iter().map(|s| s.id).max().unwrap_or(0);
+        let sorted = scans.windows(2).all(|w| w[0].id < w[1].id);
+        let span = i128::from(max) - i128::from(min);
+        let mut index = IdIndex {
+            base: min,
+            dense: Vec::new(),
+            map: FxMap::default(),
+            sorted,
+        };
+        let twice = |s: &Scan<'_>| {
+            err(format!(
+                "instruction id {} is used twice ({})",
+                s.id,
+                s.name()
+            ))
+        };
+        if span < 4 * n as i128 + 16 {
+            index.dense = vec![u32::MAX; span as usize + 1];
+            for (i, s) in scans.iter().enumerate() {
+                let slot = &mut index.dense[(s.id - min) as usize];
+                if *slot != u32::MAX {
+                    return twice(s);
+                }
+                *slot = i as u32;
+            }
+        } else {
+            index.map.reserve(n);
+            for (i, s) in scans.iter().enumerate() {
+                if index.map.insert(s.id, i as u32).is_some() {
+                    return twice(s);
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    pub(super) fn get(&self, id: i64) -> Option<usize> {
+        if self.dense.is_empty() {
+            return self.map.get(&id).map(|&l| l as usize);
+        }
+        let i = usize::try_from(id.checked_sub(self.base)?).ok()?;
+        match self.dense.get(i) {
+            Some(&l) if l != u32::MAX => Some(l as usize),
+            _ => None,
+        }
+    }
+}
