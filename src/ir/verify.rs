@@ -13,7 +13,8 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::instruction::AttrValue;
-use super::{CompId, Computation, InstrId, Module, Opcode, Shape, SourcePos};
+use super::module::StackFrame;
+use super::{CompId, Computation, InstrId, Instruction, Module, Opcode, Shape, SourcePos};
 use crate::util::FxSet;
 use std::collections::HashSet;
 use std::fmt;
@@ -46,166 +47,231 @@ impl std::error::Error for VerifyError {}
 
 /// Checks every invariant; returns the first fault found.
 pub fn verify(module: &Module) -> Result<(), VerifyError> {
-    // Hashes of the names seen: half the memory of the names' set on a
-    // million-instruction module. A hash seen again is a name seen again,
-    // or (once in 2^64) not: the names before tell. SipHash, as FxHash
-    // gives thousands of names of a large module the same 64 bits.
-    let mut name_hashes: FxSet<u64> = FxSet::default();
-    name_hashes.reserve(module.instruction_count());
-    let hasher = BuildHasherDefault::<DefaultHasher>::default();
-    let Some(entry) = module.entry_opt() else {
-        return Err(VerifyError {
-            computation: String::new(),
-            instruction: None,
-            message: "module has no entry computation".into(),
-            pos: None,
-        });
-    };
-    if module.get_comp(entry).is_none() {
-        return Err(VerifyError {
-            computation: String::new(),
-            instruction: None,
-            message: "entry computation does not exist".into(),
-            pos: None,
-        });
-    }
-    if let Err(m) = check_name(&module.name, false) {
-        return Err(VerifyError {
-            computation: String::new(),
-            instruction: None,
-            message: format!("module name {:?}: {m}", module.name),
-            pos: None,
-        });
-    }
+    check_module_header(module)?;
+    let mut names = SeenNames::new(module);
     let mut comp_names: HashSet<&str> = HashSet::new();
     for (cid, comp) in module.computations() {
-        if !comp_names.insert(&comp.name) {
-            return Err(VerifyError {
-                computation: comp.name.to_string(),
-                instruction: None,
-                message: format!("computation name {} is not unique in the module", comp.name),
-                pos: None,
-            });
-        }
-        if let Err(m) = check_name(&comp.name, true) {
-            return Err(VerifyError {
-                computation: format!("{:?}", &*comp.name),
-                instruction: None,
-                message: format!("computation name {:?}: {m}", comp.name),
-                pos: None,
-            });
-        }
-        let fail = |instr: Option<InstrId>, message: String| VerifyError {
-            computation: comp.name.to_string(),
-            instruction: instr.and_then(|i| comp.get(i)).map(|i| i.name.to_string()),
-            message,
-            pos: instr.and_then(|i| comp.source_pos(i)),
-        };
-        match comp.root_opt() {
-            None => return Err(fail(None, "computation has no root".into())),
-            Some(r) if !comp.is_live(r) => {
-                return Err(fail(None, "root instruction was removed".into()))
-            }
-            _ => {}
-        }
-        let mut param_numbers = HashSet::new();
-        for (id, instr) in comp.instructions() {
-            let iname = Some(id);
-            if let Err(m) = check_name(&instr.name, false) {
-                return Err(VerifyError {
-                    instruction: Some(format!("{:?}", instr.name.as_str())),
-                    ..fail(
-                        None,
-                        format!("instruction name {:?}: {m}", instr.name.as_str()),
-                    )
-                });
-            }
-            if !name_hashes.insert(hasher.hash_one(instr.name.as_str()))
-                && named_before(module, cid, id, &instr.name)
-            {
-                return Err(fail(
-                    iname,
-                    format!(
-                        "instruction name {} is not unique in the module",
-                        instr.name
-                    ),
-                ));
-            }
-            for (i, &op) in instr
-                .operands()
-                .iter()
-                .chain(instr.control_predecessors())
-                .enumerate()
-            {
-                let Some(o) = comp.get(op) else {
-                    return Err(fail(
-                        iname,
-                        format!("operand {i} is not an instruction of this computation"),
-                    ));
-                };
-                if !o.users().contains(&id) {
-                    return Err(fail(
-                        iname,
-                        format!("operand {} does not list it as a user", o.name),
-                    ));
-                }
-            }
-            for &u in instr.users() {
-                let Some(user) = comp.get(u) else {
-                    return Err(fail(iname, "a user was removed but is still listed".into()));
-                };
-                if !user.operands().contains(&id) && !user.control_predecessors().contains(&id) {
-                    return Err(fail(
-                        iname,
-                        format!("{} is listed as a user but does not use it", user.name),
-                    ));
-                }
-            }
-            let distinct: HashSet<InstrId> = instr.users().iter().copied().collect();
-            if distinct.len() != instr.users().len() {
-                return Err(fail(iname, "a user is listed twice".into()));
-            }
-            for c in instr.called_computations() {
-                if module.get_comp(c).is_none() {
-                    return Err(fail(
-                        iname,
-                        "calls a computation that does not exist".into(),
-                    ));
-                }
-            }
-            if let Some(n) = instr.parameter_number() {
-                if !param_numbers.insert(n) {
-                    return Err(fail(iname, format!("duplicate parameter number {n}")));
-                }
-            }
-            if let Err(m) = check_layouts(&instr.shape) {
-                return Err(fail(iname, m));
-            }
-            if let Err(m) = check_shape(module, cid, id) {
-                return Err(fail(iname, m));
-            }
-            if let Err(m) = check_operands_and_attrs(module, cid, id) {
-                return Err(fail(iname, m));
-            }
-            if let Err(m) = check_dimension_numbers(comp, instr) {
-                return Err(fail(iname, m));
-            }
-            if let Err(m) = check_frame_ref(module, instr) {
-                return Err(fail(iname, m));
-            }
-        }
-        for n in 0..param_numbers.len() as i64 {
-            if !param_numbers.contains(&n) {
-                return Err(fail(
-                    None,
-                    format!("parameter numbers are not contiguous: {n} is missing"),
-                ));
-            }
-        }
+        check_computation_name(&mut comp_names, comp)?;
+        check_computation(module, cid, comp, &mut names)?;
     }
     check_call_graph(module)?;
     check_stack_frames(module)?;
     check_entry_layout(module)?;
+    Ok(())
+}
+
+/// A fault of the module as a whole.
+fn module_error(message: String) -> VerifyError {
+    VerifyError {
+        computation: String::new(),
+        instruction: None,
+        message,
+        pos: None,
+    }
+}
+
+/// A fault of `comp`, or of its instruction `instr` (with where it was
+/// read).
+fn comp_error(comp: &Computation, instr: Option<InstrId>, message: String) -> VerifyError {
+    VerifyError {
+        computation: comp.name.to_string(),
+        instruction: instr.and_then(|i| comp.get(i)).map(|i| i.name.to_string()),
+        message,
+        pos: instr.and_then(|i| comp.source_pos(i)),
+    }
+}
+
+/// The module has an entry computation, and a name the text can spell.
+fn check_module_header(module: &Module) -> Result<(), VerifyError> {
+    let Some(entry) = module.entry_opt() else {
+        return Err(module_error("module has no entry computation".into()));
+    };
+    if module.get_comp(entry).is_none() {
+        return Err(module_error("entry computation does not exist".into()));
+    }
+    check_name(&module.name, false)
+        .map_err(|m| module_error(format!("module name {:?}: {m}", module.name)))
+}
+
+/// A computation's name is unique in the module and one the text can
+/// spell.
+fn check_computation_name<'m>(
+    seen: &mut HashSet<&'m str>,
+    comp: &'m Computation,
+) -> Result<(), VerifyError> {
+    if !seen.insert(&comp.name) {
+        return Err(comp_error(
+            comp,
+            None,
+            format!("computation name {} is not unique in the module", comp.name),
+        ));
+    }
+    check_name(&comp.name, true).map_err(|m| VerifyError {
+        computation: format!("{:?}", &*comp.name),
+        ..module_error(format!("computation name {:?}: {m}", comp.name))
+    })
+}
+
+/// The instruction names seen so far in the module, by their hashes: half
+/// the memory of the names' set on a million-instruction module. A hash
+/// seen again is a name seen again, or (once in 2^64) not: the names
+/// before tell. SipHash, as FxHash gives thousands of names of a large
+/// module the same 64 bits.
+struct SeenNames {
+    hashes: FxSet<u64>,
+    hasher: BuildHasherDefault<DefaultHasher>,
+}
+
+impl SeenNames {
+    fn new(module: &Module) -> SeenNames {
+        let mut hashes: FxSet<u64> = FxSet::default();
+        hashes.reserve(module.instruction_count());
+        SeenNames {
+            hashes,
+            hasher: BuildHasherDefault::default(),
+        }
+    }
+
+    /// Records `name` of instruction `id` of `cid`; whether an instruction
+    /// before it was named so.
+    fn seen_before(&mut self, module: &Module, cid: CompId, id: InstrId, name: &str) -> bool {
+        !self.hashes.insert(self.hasher.hash_one(name)) && named_before(module, cid, id, name)
+    }
+}
+
+/// One computation: its root, its instructions, and its parameter numbers
+/// (0..n-1).
+fn check_computation(
+    module: &Module,
+    cid: CompId,
+    comp: &Computation,
+    names: &mut SeenNames,
+) -> Result<(), VerifyError> {
+    match comp.root_opt() {
+        None => return Err(comp_error(comp, None, "computation has no root".into())),
+        Some(r) if !comp.is_live(r) => {
+            return Err(comp_error(
+                comp,
+                None,
+                "root instruction was removed".into(),
+            ))
+        }
+        _ => {}
+    }
+    let mut param_numbers = HashSet::new();
+    for (id, instr) in comp.instructions() {
+        check_instruction_name(module, cid, comp, id, instr, names)?;
+        check_instruction(module, cid, comp, id, instr, &mut param_numbers)
+            .map_err(|m| comp_error(comp, Some(id), m))?;
+    }
+    for n in 0..param_numbers.len() as i64 {
+        if !param_numbers.contains(&n) {
+            return Err(comp_error(
+                comp,
+                None,
+                format!("parameter numbers are not contiguous: {n} is missing"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An instruction's name is one the text can spell, and unique in the
+/// module.
+fn check_instruction_name(
+    module: &Module,
+    cid: CompId,
+    comp: &Computation,
+    id: InstrId,
+    instr: &Instruction,
+    names: &mut SeenNames,
+) -> Result<(), VerifyError> {
+    if let Err(m) = check_name(&instr.name, false) {
+        return Err(VerifyError {
+            instruction: Some(format!("{:?}", instr.name.as_str())),
+            ..comp_error(
+                comp,
+                None,
+                format!("instruction name {:?}: {m}", instr.name.as_str()),
+            )
+        });
+    }
+    if names.seen_before(module, cid, id, &instr.name) {
+        return Err(comp_error(
+            comp,
+            Some(id),
+            format!(
+                "instruction name {} is not unique in the module",
+                instr.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Every check of one instruction but its name's; a parameter's number is
+/// added to `param_numbers`.
+fn check_instruction(
+    module: &Module,
+    cid: CompId,
+    comp: &Computation,
+    id: InstrId,
+    instr: &Instruction,
+    param_numbers: &mut HashSet<i64>,
+) -> Result<(), String> {
+    check_links(comp, id, instr)?;
+    if instr
+        .called_computations()
+        .any(|c| module.get_comp(c).is_none())
+    {
+        return Err("calls a computation that does not exist".into());
+    }
+    if let Some(n) = instr.parameter_number() {
+        if !param_numbers.insert(n) {
+            return Err(format!("duplicate parameter number {n}"));
+        }
+    }
+    check_layouts(&instr.shape)?;
+    check_shape(module, cid, id)?;
+    check_operands_and_attrs(module, cid, id)?;
+    check_dimension_numbers(comp, instr)?;
+    check_frame_ref(module, instr)
+}
+
+/// The operand and user lists agree: each operand (and control
+/// predecessor) lists the instruction as a user, and each user, listed
+/// once, uses it.
+fn check_links(comp: &Computation, id: InstrId, instr: &Instruction) -> Result<(), String> {
+    for (i, &op) in instr
+        .operands()
+        .iter()
+        .chain(instr.control_predecessors())
+        .enumerate()
+    {
+        let Some(o) = comp.get(op) else {
+            return Err(format!(
+                "operand {i} is not an instruction of this computation"
+            ));
+        };
+        if !o.users().contains(&id) {
+            return Err(format!("operand {} does not list it as a user", o.name));
+        }
+    }
+    for &u in instr.users() {
+        let Some(user) = comp.get(u) else {
+            return Err("a user was removed but is still listed".into());
+        };
+        if !user.operands().contains(&id) && !user.control_predecessors().contains(&id) {
+            return Err(format!(
+                "{} is listed as a user but does not use it",
+                user.name
+            ));
+        }
+    }
+    let distinct: HashSet<InstrId> = instr.users().iter().copied().collect();
+    if distinct.len() != instr.users().len() {
+        return Err("a user is listed twice".into());
+    }
     Ok(())
 }
 
@@ -225,31 +291,84 @@ fn named_before(module: &Module, cid: CompId, id: InstrId, name: &str) -> bool {
     false
 }
 
+/// The operands of an instruction being checked.
+#[derive(Clone, Copy)]
+struct Operands<'a> {
+    comp: &'a Computation,
+    instr: &'a Instruction,
+}
+
+impl<'a> Operands<'a> {
+    /// The shape of operand `i`, which the op expects.
+    fn shape(self, i: usize) -> Result<&'a Shape, String> {
+        self.instr
+            .operands()
+            .get(i)
+            .map(|&o| &*self.comp.instr(o).shape)
+            .ok_or_else(|| format!("{} expects operand {i}", self.instr.opcode))
+    }
+
+    /// The shape of operand `i`, if there is one.
+    fn get(self, i: usize) -> Option<&'a Shape> {
+        self.instr
+            .operands()
+            .get(i)
+            .and_then(|&o| self.comp.get(o))
+            .map(|o| &*o.shape)
+    }
+
+    /// The rank of operand `i` (0 if there is none).
+    fn rank(self, i: usize) -> usize {
+        self.get(i).map_or(0, Shape::rank)
+    }
+}
+
+fn same_dims(a: &Shape, b: &Shape) -> bool {
+    a.dims() == b.dims()
+}
+
 /// Shape rules of the common ops.
 fn check_shape(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> {
     let comp = module.comp(cid);
     let instr = comp.instr(id);
-    let operand = |i: usize| -> Result<&Shape, String> {
-        instr
-            .operands()
-            .get(i)
-            .map(|&o| &*comp.instr(o).shape)
-            .ok_or_else(|| format!("{} expects operand {i}", instr.opcode))
-    };
-    let same_dims = |a: &Shape, b: &Shape| a.dims() == b.dims();
+    let ops = Operands { comp, instr };
+    check_elementwise_shape(ops)?;
+    match instr.opcode {
+        Opcode::Compare => check_compare_shape(ops),
+        Opcode::Select => check_select_shape(ops),
+        Opcode::Tuple => check_tuple_shape(ops),
+        Opcode::GetTupleElement => check_get_tuple_element_shape(ops),
+        Opcode::Broadcast => check_broadcast_shape(ops),
+        Opcode::Reshape => check_reshape_shape(ops),
+        Opcode::Call => check_call_shape(module, ops),
+        Opcode::Parameter if !instr.operands().is_empty() => {
+            Err("parameter takes no operands".into())
+        }
+        Opcode::CustomCall
+            if !matches!(instr.attr("custom_call_target"), Some(AttrValue::Str(_))) =>
+        {
+            Err("custom-call needs custom_call_target".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Elementwise ops keep their operands' dimensions.
+fn check_elementwise_shape(ops: Operands<'_>) -> Result<(), String> {
+    let instr = ops.instr;
     let op = instr.opcode;
     if op.is_elementwise_unary() {
         if instr.operands().len() != 1 {
             return Err(format!("{op} takes one operand"));
         }
-        if !same_dims(operand(0)?, &instr.shape) {
+        if !same_dims(ops.shape(0)?, &instr.shape) {
             return Err(format!("{op} result dimensions differ from its operand's"));
         }
     } else if op.is_elementwise_binary() {
         if instr.operands().len() != 2 {
             return Err(format!("{op} takes two operands"));
         }
-        let (a, b) = (operand(0)?, operand(1)?);
+        let (a, b) = (ops.shape(0)?, ops.shape(1)?);
         if !same_dims(a, b) || !same_dims(a, &instr.shape) {
             return Err(format!(
                 "{op} operands and result must have the same dimensions: {}, {} -> {}",
@@ -259,116 +378,123 @@ fn check_shape(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> 
             ));
         }
     }
-    match op {
-        Opcode::Compare => {
-            let (a, b) = (operand(0)?, operand(1)?);
-            if !same_dims(a, b) || !same_dims(a, &instr.shape) {
-                return Err("compare operands and result must have the same dimensions".into());
-            }
-            if instr.shape.element_type() != super::PrimitiveType::Pred {
-                return Err("compare must produce pred".into());
-            }
+    Ok(())
+}
+
+fn check_compare_shape(ops: Operands<'_>) -> Result<(), String> {
+    let shape = &ops.instr.shape;
+    let (a, b) = (ops.shape(0)?, ops.shape(1)?);
+    if !same_dims(a, b) || !same_dims(a, shape) {
+        return Err("compare operands and result must have the same dimensions".into());
+    }
+    if shape.element_type() != super::PrimitiveType::Pred {
+        return Err("compare must produce pred".into());
+    }
+    Ok(())
+}
+
+fn check_select_shape(ops: Operands<'_>) -> Result<(), String> {
+    let (p, t, f) = (ops.shape(0)?, ops.shape(1)?, ops.shape(2)?);
+    if !t.compatible(f) || !same_dims(t, &ops.instr.shape) || (p.rank() != 0 && !same_dims(p, t)) {
+        return Err("select operands must agree in shape".into());
+    }
+    Ok(())
+}
+
+fn check_tuple_shape(ops: Operands<'_>) -> Result<(), String> {
+    let elems = ops
+        .instr
+        .shape
+        .tuple_elements()
+        .ok_or("tuple must have a tuple shape")?;
+    if elems.len() != ops.instr.operands().len() {
+        return Err("tuple shape and operand count differ".into());
+    }
+    for (i, e) in elems.iter().enumerate() {
+        if !e.compatible(ops.shape(i)?) {
+            return Err(format!("tuple element {i} does not match its operand"));
         }
-        Opcode::Select => {
-            let (p, t, f) = (operand(0)?, operand(1)?, operand(2)?);
-            if !t.compatible(f)
-                || !same_dims(t, &instr.shape)
-                || (p.rank() != 0 && !same_dims(p, t))
-            {
-                return Err("select operands must agree in shape".into());
-            }
+    }
+    Ok(())
+}
+
+fn check_get_tuple_element_shape(ops: Operands<'_>) -> Result<(), String> {
+    let idx = ops
+        .instr
+        .int_attr("index")
+        .ok_or("get-tuple-element needs index")?;
+    let elems = ops
+        .shape(0)?
+        .tuple_elements()
+        .ok_or("get-tuple-element of a non-tuple")?;
+    let e = usize::try_from(idx)
+        .ok()
+        .and_then(|i| elems.get(i))
+        .ok_or("get-tuple-element index out of range")?;
+    if !e.compatible(&ops.instr.shape) {
+        return Err("get-tuple-element shape does not match the element".into());
+    }
+    Ok(())
+}
+
+fn check_broadcast_shape(ops: Operands<'_>) -> Result<(), String> {
+    let instr = ops.instr;
+    let o = ops.shape(0)?;
+    let dims = instr.dimensions().ok_or("broadcast needs dimensions")?;
+    if dims.len() != o.rank() {
+        return Err("broadcast dimensions must name every operand dimension".into());
+    }
+    for (i, &d) in dims.iter().enumerate() {
+        let out = usize::try_from(d)
+            .ok()
+            .and_then(|d| instr.shape.dims().get(d));
+        if out != o.dims().get(i) {
+            return Err(format!("broadcast dimension {i} does not match the result"));
         }
-        Opcode::Tuple => {
-            let elems = instr
-                .shape
-                .tuple_elements()
-                .ok_or("tuple must have a tuple shape")?;
-            if elems.len() != instr.operands().len() {
-                return Err("tuple shape and operand count differ".into());
-            }
-            for (i, e) in elems.iter().enumerate() {
-                if !e.compatible(operand(i)?) {
-                    return Err(format!("tuple element {i} does not match its operand"));
-                }
-            }
+    }
+    Ok(())
+}
+
+fn check_reshape_shape(ops: Operands<'_>) -> Result<(), String> {
+    let o = ops.shape(0)?;
+    if o.as_array().map(|a| a.element_count())
+        != ops.instr.shape.as_array().map(|a| a.element_count())
+    {
+        return Err("reshape changes the element count".into());
+    }
+    Ok(())
+}
+
+/// A call passes its callee's parameters and returns its root's shape.
+fn check_call_shape(module: &Module, ops: Operands<'_>) -> Result<(), String> {
+    let instr = ops.instr;
+    let callee = instr.to_apply().ok_or("call needs to_apply")?;
+    let callee = module
+        .get_comp(callee)
+        .ok_or("call of a missing computation")?;
+    let params = callee.parameters();
+    if params.len() != instr.operands().len() {
+        return Err(format!(
+            "call passes {} operands to {} parameters of {}",
+            instr.operands().len(),
+            params.len(),
+            callee.name
+        ));
+    }
+    for (i, p) in params.iter().enumerate() {
+        if !callee.instr(*p).shape.compatible(ops.shape(i)?) {
+            return Err(format!(
+                "call operand {i} does not match parameter {i} of {}",
+                callee.name
+            ));
         }
-        Opcode::GetTupleElement => {
-            let idx = instr
-                .int_attr("index")
-                .ok_or("get-tuple-element needs index")?;
-            let elems = operand(0)?
-                .tuple_elements()
-                .ok_or("get-tuple-element of a non-tuple")?;
-            let e = usize::try_from(idx)
-                .ok()
-                .and_then(|i| elems.get(i))
-                .ok_or("get-tuple-element index out of range")?;
-            if !e.compatible(&instr.shape) {
-                return Err("get-tuple-element shape does not match the element".into());
-            }
-        }
-        Opcode::Broadcast => {
-            let o = operand(0)?;
-            let dims = instr.dimensions().ok_or("broadcast needs dimensions")?;
-            if dims.len() != o.rank() {
-                return Err("broadcast dimensions must name every operand dimension".into());
-            }
-            for (i, &d) in dims.iter().enumerate() {
-                let out = usize::try_from(d)
-                    .ok()
-                    .and_then(|d| instr.shape.dims().get(d));
-                if out != o.dims().get(i) {
-                    return Err(format!("broadcast dimension {i} does not match the result"));
-                }
-            }
-        }
-        Opcode::Reshape | Opcode::Bitcast if op == Opcode::Reshape => {
-            let o = operand(0)?;
-            if o.as_array().map(|a| a.element_count())
-                != instr.shape.as_array().map(|a| a.element_count())
-            {
-                return Err("reshape changes the element count".into());
-            }
-        }
-        Opcode::Call => {
-            let callee = instr.to_apply().ok_or("call needs to_apply")?;
-            let callee = module
-                .get_comp(callee)
-                .ok_or("call of a missing computation")?;
-            let params = callee.parameters();
-            if params.len() != instr.operands().len() {
-                return Err(format!(
-                    "call passes {} operands to {} parameters of {}",
-                    instr.operands().len(),
-                    params.len(),
-                    callee.name
-                ));
-            }
-            for (i, p) in params.iter().enumerate() {
-                if !callee.instr(*p).shape.compatible(operand(i)?) {
-                    return Err(format!(
-                        "call operand {i} does not match parameter {i} of {}",
-                        callee.name
-                    ));
-                }
-            }
-            let root = callee.root_opt().and_then(|r| callee.get(r));
-            if !root.is_some_and(|r| r.shape.compatible(&instr.shape)) {
-                return Err(format!(
-                    "call result does not match the root of {}",
-                    callee.name
-                ));
-            }
-        }
-        Opcode::Parameter if !instr.operands().is_empty() => {
-            return Err("parameter takes no operands".into());
-        }
-        Opcode::CustomCall
-            if !matches!(instr.attr("custom_call_target"), Some(AttrValue::Str(_))) =>
-        {
-            return Err("custom-call needs custom_call_target".into());
-        }
-        _ => {}
+    }
+    let root = callee.root_opt().and_then(|r| callee.get(r));
+    if !root.is_some_and(|r| r.shape.compatible(&instr.shape)) {
+        return Err(format!(
+            "call result does not match the root of {}",
+            callee.name
+        ));
     }
     Ok(())
 }
@@ -474,7 +600,7 @@ fn check_operands_and_attrs(module: &Module, cid: CompId, id: InstrId) -> Result
 }
 
 /// `{1,2}` of an attribute; `None` when absent.
-fn int_list(instr: &super::Instruction, key: &str) -> Result<Option<Vec<i64>>, String> {
+fn int_list(instr: &Instruction, key: &str) -> Result<Option<Vec<i64>>, String> {
     match instr.attr(key) {
         None => Ok(None),
         Some(AttrValue::Ints(v)) => Ok(Some(v.to_vec())),
@@ -484,7 +610,7 @@ fn int_list(instr: &super::Instruction, key: &str) -> Result<Option<Vec<i64>>, S
 }
 
 /// An integer attribute; `None` when absent.
-fn int_value(instr: &super::Instruction, key: &str) -> Result<Option<i64>, String> {
+fn int_value(instr: &Instruction, key: &str) -> Result<Option<i64>, String> {
     match instr.attr(key) {
         None => Ok(None),
         Some(AttrValue::Int(v)) => Ok(Some(*v)),
@@ -493,9 +619,10 @@ fn int_value(instr: &super::Instruction, key: &str) -> Result<Option<i64>, Strin
 }
 
 /// Each of `dims` names a dimension of a rank-`rank` array; with
-/// `distinct`, none twice; with `sorted`, in increasing order.
+/// `distinct`, none twice; with `sorted`, in increasing order. `what`
+/// names them in a message (formatted only then).
 fn dims_in_range(
-    what: &str,
+    what: impl fmt::Display,
     dims: &[i64],
     rank: usize,
     distinct: bool,
@@ -523,193 +650,182 @@ fn dims_in_range(
 /// Every dimension number, index and window an instruction's attributes
 /// hold, against the rank it indexes (XLA's shape inference rules), so
 /// that nothing downstream indexes a shape out of bounds.
-fn check_dimension_numbers(comp: &Computation, instr: &super::Instruction) -> Result<(), String> {
-    let operand_shape = |i: usize| -> Option<&Shape> {
-        instr
-            .operands()
-            .get(i)
-            .and_then(|&o| comp.get(o))
-            .map(|o| &*o.shape)
-    };
-    let operand_rank = |i: usize| operand_shape(i).map_or(0, Shape::rank);
+fn check_dimension_numbers(comp: &Computation, instr: &Instruction) -> Result<(), String> {
+    let ops = Operands { comp, instr };
     let rank = instr.shape.rank();
+    // The attributes of a sugared async start are the wrapped op's.
     let op = match (instr.opcode, instr.async_wrapped) {
         (Opcode::AsyncStart, Some(w)) => w,
         (op, _) => op,
     };
-    let dims = || int_list(instr, "dimensions");
+    let each_operand = (0..instr.operands().len()).map(|i| ops.rank(i));
     match op {
         Opcode::Reduce => {
-            if let Some(d) = dims()? {
-                let inputs = instr.operands().len() / 2;
-                for i in 0..inputs {
-                    dims_in_range("reduce dimensions", &d, operand_rank(i), true, false)?;
-                }
-            }
+            let inputs = instr.operands().len() / 2;
+            dims_attr_in_range(instr, "reduce dimensions", each_operand.take(inputs))
         }
-        Opcode::Transpose => {
-            if let Some(d) = dims()? {
-                let r = operand_rank(0);
-                if d.len() != r {
-                    return Err(format!(
-                        "transpose dimensions {d:?} must be a permutation of the operand's {r} dimensions"
-                    ));
-                }
-                dims_in_range("transpose dimensions", &d, r, true, false)?;
-                if rank != r {
-                    return Err("transpose changes the rank".into());
-                }
-            }
+        Opcode::Transpose => check_transpose_dims(ops),
+        Opcode::Broadcast => dims_attr_in_range(instr, "broadcast dimensions", [rank]),
+        Opcode::Reverse => dims_attr_in_range(instr, "reverse dimensions", [ops.rank(0)]),
+        // Each operand for sort and concatenate; the first for the rest
+        // (the collectives' variadic forms may carry scalars, as
+        // torch-xla's all-gather does).
+        Opcode::Sort | Opcode::Concatenate => {
+            dims_attr_in_range(instr, format_args!("{op} dimensions"), each_operand)
         }
-        Opcode::Broadcast => {
-            if let Some(d) = dims()? {
-                dims_in_range("broadcast dimensions", &d, rank, true, false)?;
-            }
-        }
-        Opcode::Reverse => {
-            if let Some(d) = dims()? {
-                dims_in_range("reverse dimensions", &d, operand_rank(0), true, false)?;
-            }
-        }
-        Opcode::Sort
-        | Opcode::Concatenate
-        | Opcode::AllGather
+        Opcode::AllGather
         | Opcode::AllGatherStart
         | Opcode::ReduceScatter
         | Opcode::AllToAll
         | Opcode::RaggedAllToAll
         | Opcode::GetDimensionSize
         | Opcode::SetDimensionSize => {
-            if let Some(d) = dims()? {
-                // Each operand for sort and concatenate; the first for the
-                // rest (the collectives' variadic forms may carry scalars,
-                // as torch-xla's all-gather does).
-                let n = match op {
-                    Opcode::Sort | Opcode::Concatenate => instr.operands().len(),
-                    _ => 1,
-                };
-                for i in 0..n {
-                    dims_in_range(
-                        &format!("{op} dimensions"),
-                        &d,
-                        operand_rank(i),
-                        true,
-                        false,
-                    )?;
-                }
-            }
+            dims_attr_in_range(instr, format_args!("{op} dimensions"), [ops.rank(0)])
         }
-        Opcode::Iota => {
-            if let Some(d) = int_value(instr, "iota_dimension")? {
-                dims_in_range("iota_dimension", &[d], rank, false, false)?;
-            }
-        }
+        Opcode::Iota => index_attr_in_range(instr, "iota_dimension", rank),
         Opcode::BatchNormTraining | Opcode::BatchNormInference | Opcode::BatchNormGrad => {
-            if let Some(d) = int_value(instr, "feature_index")? {
-                dims_in_range("feature_index", &[d], operand_rank(0), false, false)?;
-            }
+            index_attr_in_range(instr, "feature_index", ops.rank(0))
         }
-        Opcode::Dot => {
-            let l = operand_rank(0);
-            let r = operand_rank(1);
-            let lc = int_list(instr, "lhs_contracting_dims")?.unwrap_or_default();
-            let rc = int_list(instr, "rhs_contracting_dims")?.unwrap_or_default();
-            let lb = int_list(instr, "lhs_batch_dims")?.unwrap_or_default();
-            let rb = int_list(instr, "rhs_batch_dims")?.unwrap_or_default();
-            dims_in_range("lhs_contracting_dims", &lc, l, true, false)?;
-            dims_in_range("rhs_contracting_dims", &rc, r, true, false)?;
-            dims_in_range("lhs_batch_dims", &lb, l, true, false)?;
-            dims_in_range("rhs_batch_dims", &rb, r, true, false)?;
-            if lc.len() != rc.len() || lb.len() != rb.len() {
-                return Err(
-                    "dot: lhs and rhs must name as many contracting (and batch) dimensions".into(),
-                );
-            }
-            if lc.iter().any(|d| lb.contains(d)) || rc.iter().any(|d| rb.contains(d)) {
-                return Err("dot: a dimension is both contracting and batch".into());
-            }
+        Opcode::Dot => check_dot_dims(ops),
+        Opcode::Gather => check_gather(ops),
+        Opcode::Scatter => check_scatter(ops),
+        Opcode::Slice => match instr.attr("slice") {
+            Some(AttrValue::Slice(s)) => one_per_operand_dim("slice", s.len(), ops),
+            _ => Ok(()),
+        },
+        Opcode::DynamicSlice => check_dynamic_slice_sizes(ops),
+        Opcode::Pad => match instr.attr("padding") {
+            Some(AttrValue::Padding(p)) => one_per_operand_dim("padding", p.len(), ops),
+            _ => Ok(()),
+        },
+        Opcode::CustomCall => check_operand_layout_constraints(ops),
+        Opcode::ReduceWindow => match instr.attr("window") {
+            Some(AttrValue::Window(w)) => one_per_operand_dim("window", w.dims.len(), ops),
+            _ => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
+/// `dimensions=`, if written, names distinct dimensions of arrays of each
+/// of `ranks`.
+fn dims_attr_in_range(
+    instr: &Instruction,
+    what: impl fmt::Display,
+    ranks: impl IntoIterator<Item = usize>,
+) -> Result<(), String> {
+    if let Some(d) = int_list(instr, "dimensions")? {
+        for r in ranks {
+            dims_in_range(&what, &d, r, true, false)?;
         }
-        Opcode::Gather => check_gather(instr, operand_rank(0), operand_shape(1), rank)?,
-        Opcode::Scatter => {
-            let inputs = instr.operands().len() / 2;
-            check_scatter(
-                instr,
-                operand_rank(0),
-                operand_shape(inputs),
-                operand_rank(inputs + 1),
-            )?
+    }
+    Ok(())
+}
+
+/// The integer attribute `key`, if written, names a dimension of a
+/// rank-`rank` array.
+fn index_attr_in_range(instr: &Instruction, key: &str, rank: usize) -> Result<(), String> {
+    if let Some(d) = int_value(instr, key)? {
+        dims_in_range(key, &[d], rank, false, false)?;
+    }
+    Ok(())
+}
+
+/// An attribute that describes each operand dimension (`what` has `n`)
+/// describes as many as the operand has.
+fn one_per_operand_dim(what: &str, n: usize, ops: Operands<'_>) -> Result<(), String> {
+    let r = ops.rank(0);
+    if n != r {
+        return Err(format!(
+            "{what} has {n} dimensions, the operand has rank {r}"
+        ));
+    }
+    Ok(())
+}
+
+fn check_transpose_dims(ops: Operands<'_>) -> Result<(), String> {
+    let Some(d) = int_list(ops.instr, "dimensions")? else {
+        return Ok(());
+    };
+    let r = ops.rank(0);
+    if d.len() != r {
+        return Err(format!(
+            "transpose dimensions {d:?} must be a permutation of the operand's {r} dimensions"
+        ));
+    }
+    dims_in_range("transpose dimensions", &d, r, true, false)?;
+    if ops.instr.shape.rank() != r {
+        return Err("transpose changes the rank".into());
+    }
+    Ok(())
+}
+
+fn check_dot_dims(ops: Operands<'_>) -> Result<(), String> {
+    let instr = ops.instr;
+    let l = ops.rank(0);
+    let r = ops.rank(1);
+    let lc = int_list(instr, "lhs_contracting_dims")?.unwrap_or_default();
+    let rc = int_list(instr, "rhs_contracting_dims")?.unwrap_or_default();
+    let lb = int_list(instr, "lhs_batch_dims")?.unwrap_or_default();
+    let rb = int_list(instr, "rhs_batch_dims")?.unwrap_or_default();
+    dims_in_range("lhs_contracting_dims", &lc, l, true, false)?;
+    dims_in_range("rhs_contracting_dims", &rc, r, true, false)?;
+    dims_in_range("lhs_batch_dims", &lb, l, true, false)?;
+    dims_in_range("rhs_batch_dims", &rb, r, true, false)?;
+    if lc.len() != rc.len() || lb.len() != rb.len() {
+        return Err("dot: lhs and rhs must name as many contracting (and batch) dimensions".into());
+    }
+    if lc.iter().any(|d| lb.contains(d)) || rc.iter().any(|d| rb.contains(d)) {
+        return Err("dot: a dimension is both contracting and batch".into());
+    }
+    Ok(())
+}
+
+/// `dynamic_slice_sizes=`, if written, has a size per operand dimension,
+/// each within it.
+fn check_dynamic_slice_sizes(ops: Operands<'_>) -> Result<(), String> {
+    let Some(sizes) = int_list(ops.instr, "dynamic_slice_sizes")? else {
+        return Ok(());
+    };
+    let dims = ops.get(0).map(Shape::dims).unwrap_or_default();
+    if sizes.len() != dims.len() {
+        return Err(format!(
+            "dynamic_slice_sizes has {} sizes, the operand has rank {}",
+            sizes.len(),
+            dims.len()
+        ));
+    }
+    for (&s, &d) in sizes.iter().zip(dims) {
+        if s < 0 || (d >= 0 && s > d) {
+            return Err(format!(
+                "dynamic_slice_sizes {sizes:?} do not fit in the operand's dimensions {dims:?}"
+            ));
         }
-        Opcode::Slice => {
-            if let Some(AttrValue::Slice(s)) = instr.attr("slice") {
-                let (n, r) = (s.len(), operand_rank(0));
-                if n != r {
-                    return Err(format!(
-                        "slice has {n} dimensions, the operand has rank {r}"
-                    ));
-                }
-            }
+    }
+    Ok(())
+}
+
+/// A custom call's `operand_layout_constraints=`, if written: one per
+/// operand, each of its shape (as the text parser checks it).
+fn check_operand_layout_constraints(ops: Operands<'_>) -> Result<(), String> {
+    let instr = ops.instr;
+    let Some(AttrValue::Shapes(shapes)) = instr.attr("operand_layout_constraints") else {
+        return Ok(());
+    };
+    if shapes.len() != instr.operands().len() {
+        return Err(format!(
+            "Expected {} operand layout constraints, {} given",
+            instr.operands().len(),
+            shapes.len()
+        ));
+    }
+    for (i, s) in shapes.iter().enumerate() {
+        if !ops.get(i).is_some_and(|o| s.compatible(o)) {
+            return Err(format!(
+                "operand layout constraint {i} ({}) is not compatible with the operand",
+                s.to_text(true)
+            ));
         }
-        Opcode::DynamicSlice => {
-            if let Some(sizes) = int_list(instr, "dynamic_slice_sizes")? {
-                let dims = operand_shape(0).map(Shape::dims).unwrap_or_default();
-                if sizes.len() != dims.len() {
-                    return Err(format!(
-                        "dynamic_slice_sizes has {} sizes, the operand has rank {}",
-                        sizes.len(),
-                        dims.len()
-                    ));
-                }
-                for (&s, &d) in sizes.iter().zip(dims) {
-                    if s < 0 || (d >= 0 && s > d) {
-                        return Err(format!(
-                            "dynamic_slice_sizes {sizes:?} do not fit in the operand's dimensions {dims:?}"
-                        ));
-                    }
-                }
-            }
-        }
-        Opcode::Pad => {
-            if let Some(AttrValue::Padding(p)) = instr.attr("padding") {
-                let (n, r) = (p.len(), operand_rank(0));
-                if n != r {
-                    return Err(format!(
-                        "padding has {n} dimensions, the operand has rank {r}"
-                    ));
-                }
-            }
-        }
-        Opcode::CustomCall => {
-            // One layout constraint per operand, each of its shape (as the
-            // text parser checks it).
-            if let Some(AttrValue::Shapes(shapes)) = instr.attr("operand_layout_constraints") {
-                if shapes.len() != instr.operands().len() {
-                    return Err(format!(
-                        "Expected {} operand layout constraints, {} given",
-                        instr.operands().len(),
-                        shapes.len()
-                    ));
-                }
-                for (i, s) in shapes.iter().enumerate() {
-                    if !operand_shape(i).is_some_and(|o| s.compatible(o)) {
-                        return Err(format!(
-                            "operand layout constraint {i} ({}) is not compatible with the operand",
-                            s.to_text(true)
-                        ));
-                    }
-                }
-            }
-        }
-        Opcode::ReduceWindow => {
-            if let Some(AttrValue::Window(w)) = instr.attr("window") {
-                let (n, r) = (w.dims.len(), operand_rank(0));
-                if n != r {
-                    return Err(format!(
-                        "window has {n} dimensions, the operand has rank {r}"
-                    ));
-                }
-            }
-        }
-        _ => {}
     }
     Ok(())
 }
@@ -724,70 +840,56 @@ fn index_vector_size(indices: Option<&Shape>, ivd: i64) -> Option<i64> {
     }
 }
 
-fn check_gather(
-    instr: &super::Instruction,
+/// The attributes of a gather's or a scatter's dimension numbers: the two
+/// follow the same rules under different names.
+struct IndexedKeys {
+    op: &'static str,
+    /// Dimensions of the window's array (gather: the result; scatter: the
+    /// updates) that span the window.
+    window: &'static str,
+    /// Operand dimensions the window leaves out.
+    collapsed: &'static str,
+    /// The operand dimension each index vector entry indexes.
+    index_map: &'static str,
+    operand_batching: &'static str,
+    indices_batching: &'static str,
+}
+
+const GATHER_KEYS: IndexedKeys = IndexedKeys {
+    op: "gather",
+    window: "offset_dims",
+    collapsed: "collapsed_slice_dims",
+    index_map: "start_index_map",
+    operand_batching: "operand_batching_dims",
+    indices_batching: "start_indices_batching_dims",
+};
+
+const SCATTER_KEYS: IndexedKeys = IndexedKeys {
+    op: "scatter",
+    window: "update_window_dims",
+    collapsed: "inserted_window_dims",
+    index_map: "scatter_dims_to_operand_dims",
+    operand_batching: "input_batching_dims",
+    indices_batching: "scatter_indices_batching_dims",
+};
+
+/// The arrays a gather's or a scatter's dimension numbers index.
+struct IndexedArrays<'a> {
     operand_rank: usize,
-    indices: Option<&Shape>,
-    rank: usize,
-) -> Result<(), String> {
-    let get = |k: &str| int_list(instr, k).map(Option::unwrap_or_default);
-    let offset = get("offset_dims")?;
-    let collapsed = get("collapsed_slice_dims")?;
-    let start_map = get("start_index_map")?;
-    let batching = get("operand_batching_dims")?;
-    let indices_batching = get("start_indices_batching_dims")?;
-    let indices_rank = indices.map_or(0, Shape::rank);
-    dims_in_range("gather offset_dims", &offset, rank, true, true)?;
-    dims_in_range(
-        "gather collapsed_slice_dims",
-        &collapsed,
+    indices: Option<&'a Shape>,
+    /// The rank of a gather's result or a scatter's updates.
+    window_rank: usize,
+}
+
+fn check_gather(ops: Operands<'_>) -> Result<(), String> {
+    let operand_rank = ops.rank(0);
+    let arrays = IndexedArrays {
         operand_rank,
-        true,
-        true,
-    )?;
-    dims_in_range(
-        "gather start_index_map",
-        &start_map,
-        operand_rank,
-        true,
-        false,
-    )?;
-    dims_in_range(
-        "gather operand_batching_dims",
-        &batching,
-        operand_rank,
-        true,
-        true,
-    )?;
-    let ivd = int_value(instr, "index_vector_dim")?.unwrap_or(indices_rank as i64);
-    if usize::try_from(ivd).map_or(true, |d| d > indices_rank) {
-        return Err(format!(
-            "gather index_vector_dim {ivd} is out of range for indices of rank {indices_rank}"
-        ));
-    }
-    dims_in_range(
-        "gather start_indices_batching_dims",
-        &indices_batching,
-        indices_rank,
-        true,
-        false,
-    )?;
-    if offset.len() + collapsed.len() + batching.len() != operand_rank {
-        return Err(format!(
-            "gather: offset_dims ({}), collapsed_slice_dims ({}) and operand_batching_dims ({}) must cover the operand's {operand_rank} dimensions",
-            offset.len(),
-            collapsed.len(),
-            batching.len()
-        ));
-    }
-    if index_vector_size(indices, ivd) != Some(start_map.len() as i64) {
-        return Err(format!(
-            "gather start_index_map has {} entries, the index vector has {}",
-            start_map.len(),
-            index_vector_size(indices, ivd).unwrap_or(0)
-        ));
-    }
-    if let Some(sizes) = int_list(instr, "slice_sizes")? {
+        indices: ops.get(1),
+        window_rank: ops.instr.shape.rank(),
+    };
+    check_indexed(&GATHER_KEYS, ops.instr, &arrays)?;
+    if let Some(sizes) = int_list(ops.instr, "slice_sizes")? {
         if sizes.len() != operand_rank {
             return Err(format!(
                 "gather slice_sizes has {} sizes, the operand has rank {operand_rank}",
@@ -798,42 +900,39 @@ fn check_gather(
     Ok(())
 }
 
-fn check_scatter(
-    instr: &super::Instruction,
-    operand_rank: usize,
-    indices: Option<&Shape>,
-    updates_rank: usize,
+fn check_scatter(ops: Operands<'_>) -> Result<(), String> {
+    let inputs = ops.instr.operands().len() / 2;
+    let arrays = IndexedArrays {
+        operand_rank: ops.rank(0),
+        indices: ops.get(inputs),
+        window_rank: ops.rank(inputs + 1),
+    };
+    check_indexed(&SCATTER_KEYS, ops.instr, &arrays)
+}
+
+/// The rules gather and scatter share: every list in range of the rank it
+/// indexes, the window and the batching dimensions covering the operand,
+/// and an index map entry per index vector entry.
+fn check_indexed(
+    keys: &IndexedKeys,
+    instr: &Instruction,
+    arrays: &IndexedArrays<'_>,
 ) -> Result<(), String> {
     let get = |k: &str| int_list(instr, k).map(Option::unwrap_or_default);
-    let window = get("update_window_dims")?;
-    let inserted = get("inserted_window_dims")?;
-    let to_operand = get("scatter_dims_to_operand_dims")?;
-    let batching = get("input_batching_dims")?;
-    let indices_batching = get("scatter_indices_batching_dims")?;
-    let indices_rank = indices.map_or(0, Shape::rank);
+    let window = get(keys.window)?;
+    let collapsed = get(keys.collapsed)?;
+    let index_map = get(keys.index_map)?;
+    let batching = get(keys.operand_batching)?;
+    let indices_batching = get(keys.indices_batching)?;
+    let op = keys.op;
+    let operand_rank = arrays.operand_rank;
+    let indices_rank = arrays.indices.map_or(0, Shape::rank);
+    let what = |key: &'static str| Label(op, key);
+    dims_in_range(what(keys.window), &window, arrays.window_rank, true, true)?;
+    dims_in_range(what(keys.collapsed), &collapsed, operand_rank, true, true)?;
+    dims_in_range(what(keys.index_map), &index_map, operand_rank, true, false)?;
     dims_in_range(
-        "scatter update_window_dims",
-        &window,
-        updates_rank,
-        true,
-        true,
-    )?;
-    dims_in_range(
-        "scatter inserted_window_dims",
-        &inserted,
-        operand_rank,
-        true,
-        true,
-    )?;
-    dims_in_range(
-        "scatter scatter_dims_to_operand_dims",
-        &to_operand,
-        operand_rank,
-        true,
-        false,
-    )?;
-    dims_in_range(
-        "scatter input_batching_dims",
+        what(keys.operand_batching),
         &batching,
         operand_rank,
         true,
@@ -842,37 +941,53 @@ fn check_scatter(
     let ivd = int_value(instr, "index_vector_dim")?.unwrap_or(indices_rank as i64);
     if usize::try_from(ivd).map_or(true, |d| d > indices_rank) {
         return Err(format!(
-            "scatter index_vector_dim {ivd} is out of range for indices of rank {indices_rank}"
+            "{op} index_vector_dim {ivd} is out of range for indices of rank {indices_rank}"
         ));
     }
     dims_in_range(
-        "scatter scatter_indices_batching_dims",
+        what(keys.indices_batching),
         &indices_batching,
         indices_rank,
         true,
         false,
     )?;
-    if window.len() + inserted.len() + batching.len() != operand_rank {
+    if window.len() + collapsed.len() + batching.len() != operand_rank {
         return Err(format!(
-            "scatter: update_window_dims ({}), inserted_window_dims ({}) and input_batching_dims ({}) must cover the operand's {operand_rank} dimensions",
+            "{op}: {} ({}), {} ({}) and {} ({}) must cover the operand's {operand_rank} dimensions",
+            keys.window,
             window.len(),
-            inserted.len(),
+            keys.collapsed,
+            collapsed.len(),
+            keys.operand_batching,
             batching.len()
         ));
     }
-    if index_vector_size(indices, ivd) != Some(to_operand.len() as i64) {
+    let index_vector = index_vector_size(arrays.indices, ivd);
+    if index_vector != Some(index_map.len() as i64) {
         return Err(format!(
-            "scatter scatter_dims_to_operand_dims has {} entries, the index vector has {}",
-            to_operand.len(),
-            index_vector_size(indices, ivd).unwrap_or(0)
+            "{op} {} has {} entries, the index vector has {}",
+            keys.index_map,
+            index_map.len(),
+            index_vector.unwrap_or(0)
         ));
     }
     Ok(())
 }
 
+/// An op's attribute in a message (`gather offset_dims`), written only
+/// when a message is.
+#[derive(Clone, Copy)]
+struct Label(&'static str, &'static str);
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.0, self.1)
+    }
+}
+
 /// An instruction's `metadata={... stack_frame_id=N}` names a frame of the
 /// module's table.
-fn check_frame_ref(module: &Module, instr: &super::Instruction) -> Result<(), String> {
+fn check_frame_ref(module: &Module, instr: &Instruction) -> Result<(), String> {
     let Some(AttrValue::Metadata(md)) = instr.attr("metadata") else {
         return Ok(());
     };
@@ -896,16 +1011,10 @@ fn check_stack_frames(module: &Module) -> Result<(), VerifyError> {
     let Some(t) = &module.stack_frames else {
         return Ok(());
     };
-    let fail = |message: String| VerifyError {
-        computation: String::new(),
-        instruction: None,
-        message,
-        pos: None,
-    };
     let in_table = |id: i64, len: usize| usize::try_from(id).is_ok_and(|i| i >= 1 && i <= len);
     for (k, l) in t.file_locations.iter().enumerate() {
         if !in_table(l.file_name_id, t.file_names.len()) {
-            return Err(fail(format!(
+            return Err(module_error(format!(
                 "FileLocations entry {}: file_name_id={} names no entry of FileNames ({} entries)",
                 k + 1,
                 l.file_name_id,
@@ -913,7 +1022,7 @@ fn check_stack_frames(module: &Module) -> Result<(), VerifyError> {
             )));
         }
         if !in_table(l.function_name_id, t.function_names.len()) {
-            return Err(fail(format!(
+            return Err(module_error(format!(
                 "FileLocations entry {}: function_name_id={} names no entry of FunctionNames ({} entries)",
                 k + 1,
                 l.function_name_id,
@@ -924,7 +1033,7 @@ fn check_stack_frames(module: &Module) -> Result<(), VerifyError> {
     let n = t.stack_frames.len();
     for (k, f) in t.stack_frames.iter().enumerate() {
         if !in_table(f.file_location_id, t.file_locations.len()) {
-            return Err(fail(format!(
+            return Err(module_error(format!(
                 "StackFrames entry {}: file_location_id={} names no entry of FileLocations ({} entries)",
                 k + 1,
                 f.file_location_id,
@@ -933,15 +1042,20 @@ fn check_stack_frames(module: &Module) -> Result<(), VerifyError> {
         }
         // The text writes the parent plus one (1: no parent).
         if f.parent_frame_id != 0 && !in_table(f.parent_frame_id, n) {
-            return Err(fail(format!(
+            return Err(module_error(format!(
                 "StackFrames entry {}: parent_frame_id={} names no frame ({n} frames; 1 is none)",
                 k + 1,
                 f.parent_frame_id + 1
             )));
         }
     }
-    // No cycles: follow each chain at most n steps, marking frames known
-    // to reach the root.
+    check_frame_chains(&t.stack_frames)
+}
+
+/// No frame is its own ancestor: each chain is followed at most n steps,
+/// marking frames known to reach the root.
+fn check_frame_chains(frames: &[StackFrame]) -> Result<(), VerifyError> {
+    let n = frames.len();
     let mut reaches_root = vec![false; n];
     for start in 0..n {
         let mut chain = Vec::new();
@@ -951,13 +1065,13 @@ fn check_stack_frames(module: &Module) -> Result<(), VerifyError> {
                 break;
             }
             if chain.len() > n {
-                return Err(fail(format!(
+                return Err(module_error(format!(
                     "StackFrames entry {}: its parent chain has a cycle",
                     start + 1
                 )));
             }
             chain.push(cur);
-            let parent = t.stack_frames.get(cur).map_or(0, |f| f.parent_frame_id);
+            let parent = frames.get(cur).map_or(0, |f| f.parent_frame_id);
             match usize::try_from(parent - 1) {
                 Ok(p) => cur = p,
                 Err(_) => break,

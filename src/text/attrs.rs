@@ -183,123 +183,75 @@ fn written<T>(value: T, text: &SharedStr) -> Typed<T> {
 fn read_kind(kind: Kind, c: &mut Cursor<'_>, text: &SharedStr) -> PResult<AttrValue> {
     use Kind as K;
     let s = text.as_str();
-    let enum_word = |c: &mut Cursor<'_>, what: &str| -> PResult<String> {
-        let w = c.word();
-        if w.is_empty() {
-            return Err(format!("expects {what}"));
-        }
-        Ok(w.to_string())
-    };
     Ok(match kind {
         K::Int => AttrValue::Int(c.int()?),
         K::Ints => AttrValue::Ints(c.ints()?.into()),
-        K::IntLists => AttrValue::IntLists(
-            c.int_lists()?
-                .into_iter()
-                .map(Vec::into_boxed_slice)
-                .collect(),
-        ),
+        K::IntLists => AttrValue::IntLists(int_lists(c)?),
         K::Bool => AttrValue::Bool(c.boolean()?),
         K::Bools => AttrValue::Bools(c.bools()?.into()),
-        K::Float => {
-            let w = c.number_word();
-            let v: f32 = w
-                .parse()
-                .map_err(|_| format!("expects a float, not '{w}'"))?;
-            AttrValue::Float(written(v, text))
-        }
+        K::Float => AttrValue::Float(written(float(c)?, text)),
         K::Str => AttrValue::Str(c.string(text)?),
-        K::Fusion => {
-            let w = enum_word(c, "a fusion kind")?;
-            AttrValue::FusionKind(
-                FusionKind::from_name(&w).ok_or_else(|| format!("unknown fusion kind {w}"))?,
-            )
-        }
-        K::FftType => {
-            let w = enum_word(c, "an FFT type")?;
-            AttrValue::FftType(
-                FftType::from_name(&w).ok_or_else(|| format!("unknown FFT type {w}"))?,
-            )
-        }
-        K::Distribution => {
-            let w = enum_word(c, "a distribution")?;
-            AttrValue::Distribution(
-                RandomDistribution::from_name(&w)
-                    .ok_or_else(|| format!("unknown distribution {w}"))?,
-            )
-        }
-        K::RngAlgorithm => {
-            let w = enum_word(c, "an rng algorithm")?;
-            AttrValue::RngAlgorithm(
-                RngAlgorithm::from_name(&w).ok_or_else(|| format!("unknown algorithm {w}"))?,
-            )
-        }
-        K::DotAlgorithm => {
-            let w = enum_word(c, "an algorithm")?;
-            AttrValue::DotAlgorithm(
-                DotAlgorithm::from_name(&w).ok_or_else(|| format!("unknown algorithm {w}"))?,
-            )
-        }
-        K::Schedule => {
-            let w = enum_word(c, "a schedule")?;
-            AttrValue::Schedule(
-                CustomCallSchedule::from_name(&w).ok_or_else(|| format!("unknown schedule {w}"))?,
-            )
-        }
-        K::Transpose => {
-            let w = enum_word(c, "a transpose")?;
-            AttrValue::Transpose(
-                Transpose::from_name(&w).ok_or_else(|| format!("unknown transpose {w}"))?,
-            )
-        }
-        K::Precisions => {
-            c.expect("{")?;
-            let mut v = Vec::new();
-            if !c.eat("}") {
-                loop {
-                    let w = c.word();
-                    v.push(
-                        Precision::from_name(w).ok_or_else(|| format!("unknown precision {w}"))?,
-                    );
-                    if c.eat("}") {
-                        break;
-                    }
-                    c.expect(",")?;
-                }
-            }
-            AttrValue::Precisions(v.into())
-        }
+        K::Fusion => AttrValue::FusionKind(named(
+            c,
+            "a fusion kind",
+            "unknown fusion kind",
+            FusionKind::from_name,
+        )?),
+        K::FftType => AttrValue::FftType(named(
+            c,
+            "an FFT type",
+            "unknown FFT type",
+            FftType::from_name,
+        )?),
+        K::Distribution => AttrValue::Distribution(named(
+            c,
+            "a distribution",
+            "unknown distribution",
+            RandomDistribution::from_name,
+        )?),
+        K::RngAlgorithm => AttrValue::RngAlgorithm(named(
+            c,
+            "an rng algorithm",
+            "unknown algorithm",
+            RngAlgorithm::from_name,
+        )?),
+        K::DotAlgorithm => AttrValue::DotAlgorithm(named(
+            c,
+            "an algorithm",
+            "unknown algorithm",
+            DotAlgorithm::from_name,
+        )?),
+        K::Schedule => AttrValue::Schedule(named(
+            c,
+            "a schedule",
+            "unknown schedule",
+            CustomCallSchedule::from_name,
+        )?),
+        K::Transpose => AttrValue::Transpose(named(
+            c,
+            "a transpose",
+            "unknown transpose",
+            Transpose::from_name,
+        )?),
+        K::Precisions => AttrValue::Precisions(precisions(c)?.into()),
         K::Window => {
-            checks::check_window(s)?;
-            c.pos = s.len();
-            AttrValue::Window(written(window(s)?, text))
+            let w = checked_whole(c, s, checks::check_window, window)?;
+            AttrValue::Window(written(w, text))
         }
         K::Padding => {
-            checks::check_padding_config(s)?;
-            c.pos = s.len();
-            AttrValue::Padding(written(padding(s)?, text))
+            let p = checked_whole(c, s, checks::check_padding_config, padding)?;
+            AttrValue::Padding(written(p, text))
         }
         K::Slice => AttrValue::Slice(written(slice(c)?, text)),
         K::ConvDims => {
-            checks::check_dim_labels(s)?;
-            c.pos = s.len();
-            AttrValue::ConvDims(written(dim_labels(s)?, text))
+            let d = checked_whole(c, s, checks::check_dim_labels, dim_labels)?;
+            AttrValue::ConvDims(written(d, text))
         }
         K::ReplicaGroups => {
             checks::check_mesh_replica_groups(s)?;
             AttrValue::ReplicaGroups(written(replica_groups(c, text)?, text))
         }
-        K::Pairs => {
-            let lists = c.int_lists()?;
-            let pairs = lists
-                .into_iter()
-                .map(|v| match v[..] {
-                    [a, b] => Ok((a, b)),
-                    _ => Err("expects {source,target} pairs".to_string()),
-                })
-                .collect::<PResult<Vec<_>>>()?;
-            AttrValue::Pairs(written(pairs, text))
-        }
+        K::Pairs => AttrValue::Pairs(written(pairs(c)?, text)),
         K::Metadata => AttrValue::Metadata(written(metadata(c, text)?, text)),
         K::FrontendAttributes => {
             AttrValue::FrontendAttributes(written(frontend_attributes(c, text)?, text))
@@ -310,32 +262,107 @@ fn read_kind(kind: Kind, c: &mut Cursor<'_>, text: &SharedStr) -> PResult<AttrVa
         K::Statistics => AttrValue::Statistics(written(statistics(c, text)?, text)),
         K::Domain => AttrValue::Domain(written(domain(c, text)?, text)),
         K::ResultAccuracy => {
-            checks::check_result_accuracy(s)?;
-            c.pos = s.len();
-            AttrValue::ResultAccuracy(written(result_accuracy(s)?, text))
+            let r = checked_whole(c, s, checks::check_result_accuracy, result_accuracy)?;
+            AttrValue::ResultAccuracy(written(r, text))
         }
         K::InputOutputAlias => {
-            c.pos = s.len();
-            AttrValue::InputOutputAlias(written(input_output_alias(text)?, text))
+            AttrValue::InputOutputAlias(written(whole(c, text, input_output_alias)?, text))
         }
-        K::BufferDonor => {
-            c.pos = s.len();
-            AttrValue::BufferDonor(written(buffer_donor(text)?, text))
-        }
-        K::Shardings => {
-            c.pos = s.len();
-            AttrValue::Shardings(written(shardings(text)?, text))
-        }
-        K::DebugAttributes => {
-            let table = super::debug_attributes::parse(s).map_err(|(at, m)| {
-                c.pos = at;
-                m
-            })?;
-            c.pos = s.len();
-            AttrValue::DebugAttributes(written(table, text))
-        }
+        K::BufferDonor => AttrValue::BufferDonor(written(whole(c, text, buffer_donor)?, text)),
+        K::Shardings => AttrValue::Shardings(written(whole(c, text, shardings)?, text)),
+        K::DebugAttributes => AttrValue::DebugAttributes(written(debug_attributes(c, s)?, text)),
         K::RecoveryTable => AttrValue::RecoveryTable(written(recovery_table(c, text)?, text)),
     })
+}
+
+fn int_lists(c: &mut Cursor<'_>) -> PResult<Box<[Box<[i64]>]>> {
+    Ok(c.int_lists()?
+        .into_iter()
+        .map(Vec::into_boxed_slice)
+        .collect())
+}
+
+fn float(c: &mut Cursor<'_>) -> PResult<f32> {
+    let w = c.number_word();
+    w.parse().map_err(|_| format!("expects a float, not '{w}'"))
+}
+
+/// A word naming a value of an enum (`what` in the error when there is
+/// none); `unknown` starts the error for a word `from_name` does not know.
+fn named<T>(
+    c: &mut Cursor<'_>,
+    what: &str,
+    unknown: &str,
+    from_name: fn(&str) -> Option<T>,
+) -> PResult<T> {
+    let w = c.word();
+    if w.is_empty() {
+        return Err(format!("expects {what}"));
+    }
+    from_name(w).ok_or_else(|| format!("{unknown} {w}"))
+}
+
+/// `{DEFAULT, HIGHEST}`.
+fn precisions(c: &mut Cursor<'_>) -> PResult<Vec<Precision>> {
+    c.expect("{")?;
+    let mut v = Vec::new();
+    if !c.eat("}") {
+        loop {
+            let w = c.word();
+            v.push(Precision::from_name(w).ok_or_else(|| format!("unknown precision {w}"))?);
+            if c.eat("}") {
+                break;
+            }
+            c.expect(",")?;
+        }
+    }
+    Ok(v)
+}
+
+/// `{{0,1},{1,2}}`: source-target pairs.
+fn pairs(c: &mut Cursor<'_>) -> PResult<Vec<(i64, i64)>> {
+    let lists = c.int_lists()?;
+    lists
+        .into_iter()
+        .map(|v| match v[..] {
+            [a, b] => Ok((a, b)),
+            _ => Err("expects {source,target} pairs".to_string()),
+        })
+        .collect()
+}
+
+/// A value `read` reads from the whole text `s`, once XLA's `check` of
+/// the text passes. Past the check, errors are at the text's end.
+fn checked_whole<T>(
+    c: &mut Cursor<'_>,
+    s: &str,
+    check: fn(&str) -> PResult<()>,
+    read: fn(&str) -> PResult<T>,
+) -> PResult<T> {
+    check(s)?;
+    c.pos = s.len();
+    read(s)
+}
+
+/// A value `read` reads from the whole text; errors are at its end.
+fn whole<T>(
+    c: &mut Cursor<'_>,
+    text: &SharedStr,
+    read: fn(&SharedStr) -> PResult<T>,
+) -> PResult<T> {
+    c.pos = text.len();
+    read(text)
+}
+
+/// `debug_attributes=`, read by its own parser (errors at the offset it
+/// gives).
+fn debug_attributes(c: &mut Cursor<'_>, s: &str) -> PResult<Vec<DebugAttributeEntry>> {
+    let table = super::debug_attributes::parse(s).map_err(|(at, m)| {
+        c.pos = at;
+        m
+    })?;
+    c.pos = s.len();
+    Ok(table)
 }
 
 /// `origin_recovery_table={ {"old"} : {"new"}, "<module text>" ... }`: per
