@@ -34,6 +34,10 @@ pub struct Module {
     /// Built on first use from every name in the module, so that reading
     /// and printing a module never pays for it.
     names: Option<NameUniquer>,
+    /// The computations changed through the mutation API since the last
+    /// [`Module::take_changed`], and a mark per computation slot.
+    changed: Vec<CompId>,
+    changed_mark: Vec<bool>,
 }
 
 /// What the printer prints; [`PrintOptions::default_form`] is what XLA's
@@ -219,6 +223,8 @@ impl Module {
             proto_frames: None,
             style: PrintOptions::default_form(),
             names: None,
+            changed: Vec::new(),
+            changed_mark: Vec::new(),
         }
     }
 
@@ -241,6 +247,7 @@ impl Module {
     }
 
     pub fn comp_mut(&mut self, id: CompId) -> &mut Computation {
+        self.mark_changed(id);
         self.comps[id.index()]
             .as_mut()
             .expect("computation id refers to a removed computation")
@@ -306,6 +313,7 @@ impl Module {
         comp.name = self.names_mut().unique(&comp.name);
         let id = CompId::new(self.comps.len());
         self.comps.push(Some(comp));
+        self.mark_changed(id);
         let at = self
             .comp_order
             .iter()
@@ -324,6 +332,28 @@ impl Module {
             *slot = None;
         }
         self.comp_order.retain(|&c| c != id);
+    }
+
+    fn mark_changed(&mut self, id: CompId) {
+        if self.changed_mark.len() <= id.index() {
+            self.changed_mark.resize(self.comps.len().max(id.index() + 1), false);
+        }
+        if !self.changed_mark[id.index()] {
+            self.changed_mark[id.index()] = true;
+            self.changed.push(id);
+        }
+    }
+
+    /// The computations changed through the mutation API since the last
+    /// call (or since the module was read), still present, in the order
+    /// first changed; what [`crate::ir::verify::verify_changed`] checks.
+    pub fn take_changed(&mut self) -> Vec<CompId> {
+        let mut changed = std::mem::take(&mut self.changed);
+        for id in &changed {
+            self.changed_mark[id.index()] = false;
+        }
+        changed.retain(|&id| self.get_comp(id).is_some());
+        changed
     }
 
     /// The module's name uniquer, built from every name in it on first use.

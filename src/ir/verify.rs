@@ -16,9 +16,8 @@ use super::instruction::AttrValue;
 use super::module::StackFrame;
 use super::{CompId, Computation, InstrId, Instruction, Module, Opcode, Shape, SourcePos};
 use crate::util::FxSet;
-use std::collections::HashSet;
 use std::fmt;
-use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::hash::BuildHasher;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyError {
@@ -47,12 +46,30 @@ impl std::error::Error for VerifyError {}
 
 /// Checks every invariant; returns the first fault found.
 pub fn verify(module: &Module) -> Result<(), VerifyError> {
+    verify_computations(module, |_| true)
+}
+
+/// [`verify`] of a module whose computations other than `changed` are as
+/// they were when it last passed: the module as a whole (its header, the
+/// computation names, the call graph, the stack frames, the entry
+/// signature) is checked again, the instructions only of `changed`, and
+/// their names are unique among themselves (the passes name what they add
+/// through the module's name uniquer, which knows every name). What a
+/// pipeline runs after each pass ([`Module::take_changed`]).
+pub fn verify_changed(module: &Module, changed: &[CompId]) -> Result<(), VerifyError> {
+    verify_computations(module, |c| changed.contains(&c))
+}
+
+fn verify_computations(module: &Module, check: impl Fn(CompId) -> bool) -> Result<(), VerifyError> {
     check_module_header(module)?;
-    let mut names = SeenNames::new(module);
-    let mut comp_names: HashSet<&str> = HashSet::new();
+    let checked = module.computations().filter(|&(cid, _)| check(cid));
+    let mut names = SeenNames::new(checked.map(|(_, c)| c.instruction_count()).sum());
+    let mut comp_names: FxSet<&str> = FxSet::default();
     for (cid, comp) in module.computations() {
         check_computation_name(&mut comp_names, comp)?;
-        check_computation(module, cid, comp, &mut names)?;
+        if check(cid) {
+            check_computation(module, cid, comp, &mut names)?;
+        }
     }
     check_call_graph(module)?;
     check_stack_frames(module)?;
@@ -96,7 +113,7 @@ fn check_module_header(module: &Module) -> Result<(), VerifyError> {
 /// A computation's name is unique in the module and one the text can
 /// spell.
 fn check_computation_name<'m>(
-    seen: &mut HashSet<&'m str>,
+    seen: &mut FxSet<&'m str>,
     comp: &'m Computation,
 ) -> Result<(), VerifyError> {
     if !seen.insert(&comp.name) {
@@ -115,20 +132,21 @@ fn check_computation_name<'m>(
 /// The instruction names seen so far in the module, by their hashes: half
 /// the memory of the names' set on a million-instruction module. A hash
 /// seen again is a name seen again, or (once in 2^64) not: the names
-/// before tell. SipHash, as FxHash gives thousands of names of a large
-/// module the same 64 bits.
+/// before tell. Hashed by foldhash's quality variant: names of a large
+/// module differ in a digit or two, and a weak hash would send thousands
+/// of them down that slow path.
 struct SeenNames {
     hashes: FxSet<u64>,
-    hasher: BuildHasherDefault<DefaultHasher>,
+    hasher: foldhash::quality::FixedState,
 }
 
 impl SeenNames {
-    fn new(module: &Module) -> SeenNames {
+    fn new(capacity: usize) -> SeenNames {
         let mut hashes: FxSet<u64> = FxSet::default();
-        hashes.reserve(module.instruction_count());
+        hashes.reserve(capacity);
         SeenNames {
             hashes,
-            hasher: BuildHasherDefault::default(),
+            hasher: foldhash::quality::FixedState::default(),
         }
     }
 
@@ -158,7 +176,7 @@ fn check_computation(
         }
         _ => {}
     }
-    let mut param_numbers = HashSet::new();
+    let mut param_numbers = FxSet::default();
     for (id, instr) in comp.instructions() {
         check_instruction_name(module, cid, comp, id, instr, names)?;
         check_instruction(module, cid, comp, id, instr, &mut param_numbers)
@@ -217,7 +235,7 @@ fn check_instruction(
     comp: &Computation,
     id: InstrId,
     instr: &Instruction,
-    param_numbers: &mut HashSet<i64>,
+    param_numbers: &mut FxSet<i64>,
 ) -> Result<(), String> {
     check_links(comp, id, instr)?;
     if instr
@@ -268,11 +286,22 @@ fn check_links(comp: &Computation, id: InstrId, instr: &Instruction) -> Result<(
             ));
         }
     }
-    let distinct: HashSet<InstrId> = instr.users().iter().copied().collect();
-    if distinct.len() != instr.users().len() {
+    if has_duplicate(instr.users()) {
         return Err("a user is listed twice".into());
     }
     Ok(())
+}
+
+/// Whether an id is listed twice; without allocating for the short lists
+/// almost every instruction has.
+fn has_duplicate(ids: &[InstrId]) -> bool {
+    const SHORT: usize = 16;
+    if ids.len() <= SHORT {
+        return ids.iter().enumerate().any(|(i, id)| ids[..i].contains(id));
+    }
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).any(|w| w[0] == w[1])
 }
 
 /// Whether an instruction before `id` of `cid`, in the verifier's order,

@@ -21,7 +21,7 @@ pub mod native_to_custom_softmax_dx;
 pub mod residuals;
 pub mod softmax_match;
 
-use crate::ir::verify::{verify, VerifyError};
+use crate::ir::verify::{verify_changed, VerifyError};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode};
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -475,14 +475,18 @@ impl Pipeline {
         after: &mut dyn FnMut(&PassRun, &Module) -> Result<(), PassError>,
     ) -> Result<Vec<PassRun>, PassError> {
         let mut runs = Vec::with_capacity(self.passes.len());
+        // The input is the caller's to verify (the command line does, with
+        // its lines); each pass is held to the verifier on what it changed.
+        module.take_changed();
         for pass in &mut self.passes {
             let mut ctx = PassContext::new(self.options.clone());
             let start = Instant::now();
             log::debug!("running {}", pass.name());
             let changed = pass.run(module, &mut ctx)?;
             let elapsed = start.elapsed();
-            if self.verify_each {
-                verify(module).map_err(|error| PassError::Verifier {
+            let touched = module.take_changed();
+            if self.verify_each && (changed || !touched.is_empty()) {
+                verify_changed(module, &touched).map_err(|error| PassError::Verifier {
                     pass: pass.name(),
                     error,
                 })?;
