@@ -371,9 +371,29 @@ struct Parser<'a> {
     all_names: FxMap<&'a str, (CompId, InstrId)>,
 }
 
-/// A computation's written signature: (position, name, shape) of each
-/// parameter, the result shape and its position.
-type Signature<'a> = (Vec<(usize, &'a str, Shape)>, Shape, usize);
+/// A computation's written signature: `(p: f32[2], ...) -> f32[2]`.
+struct Signature<'a> {
+    params: Vec<SignatureParam<'a>>,
+    result: Shape,
+    /// Where the result shape is written.
+    result_pos: usize,
+}
+
+/// A parameter of a written signature, and where it is written.
+struct SignatureParam<'a> {
+    pos: usize,
+    name: &'a str,
+    shape: Shape,
+}
+
+/// An instruction's opcode as read.
+struct OpcodeRead {
+    opcode: Opcode,
+    /// The op a sugared async start, update or done wraps.
+    async_wrapped: Option<Opcode>,
+    /// Where the opcode is written.
+    pos: usize,
+}
 
 /// The instructions of the computation being parsed.
 struct Scope {
@@ -1167,13 +1187,19 @@ impl<'a> Parser<'a> {
                 self.expect(b',', "between parameters")?;
             }
         }
-        self.skip_ws()?;
-        if self.b.get(self.pos..self.pos + 2) != Some(b"->") {
-            return self.err("expects '->' in a program shape");
-        }
-        self.pos += 2;
+        self.expect_arrow("expects '->' in a program shape")?;
         let result = self.shape()?;
         Ok(ProgramShape { parameters, result })
+    }
+
+    /// The `->` before a signature's result; `msg` if it is missing.
+    fn expect_arrow(&mut self, msg: &str) -> PResult<()> {
+        self.skip_ws()?;
+        if self.b.get(self.pos..self.pos + 2) != Some(b"->") {
+            return self.err(msg);
+        }
+        self.pos += 2;
+        Ok(())
     }
 
     fn stack_frames(&mut self) -> PResult<()> {
@@ -1290,55 +1316,10 @@ impl<'a> Parser<'a> {
         self.all_names.clear();
         let name_pos = self.pos;
         let name = self.name("computation name")?;
-        let id = match self.st.comp_ids.get(name) {
-            Some(&id) => {
-                if let Some(prev) = self.st.comp_defined.get(&id) {
-                    return self.err_at(
-                        name_pos,
-                        format!(
-                            "computation already exists: {name}\nwas parsing {}:{}: error: computation previously defined here\n{}\n{}^",
-                            prev.line,
-                            prev.column,
-                            prev.source_line,
-                            " ".repeat(prev.column.saturating_sub(1))
-                        ),
-                    );
-                }
-                id
-            }
-            None => {
-                let id = self.st.module.reserve_computation();
-                self.st.comp_ids.insert(name.into(), id);
-                id
-            }
-        };
+        let id = self.new_computation_id(name, name_pos)?;
         let definition = self.definition(name_pos);
         self.st.comp_defined.insert(id, definition);
-        let mut signature: Option<Signature<'a>> = None;
-        if self.peek()? == Some(b'(') {
-            self.st.saw_signature = true;
-            self.pos += 1;
-            let mut params = Vec::new();
-            if !self.eat(b')')? {
-                loop {
-                    let p = self.pos;
-                    let pname = self.name("parameter name")?;
-                    self.expect(b':', "after parameter name")?;
-                    params.push((p, pname, self.shape()?));
-                    if self.eat(b')')? {
-                        break;
-                    }
-                    self.expect(b',', "between parameters")?;
-                }
-            }
-            self.skip_ws()?;
-            if self.b.get(self.pos..self.pos + 2) != Some(b"->") {
-                return self.err("expects '->' after computation parameters");
-            }
-            self.pos += 2;
-            let rpos = self.pos;
-            signature = Some((params, self.shape()?, rpos));
-        }
+        let signature = self.signature()?;
         self.expect(b'{', "to start a computation")?;
         let capacity = self.body_capacity(self.pos);
         self.all_names.reserve(capacity);
@@ -1349,22 +1330,94 @@ impl<'a> Parser<'a> {
             root: None,
             params: FxMap::default(),
         };
+        let root = self.computation_body(&mut scope, name_pos)?;
+        scope.comp.set_root(root);
+        self.check_parameter_numbers(&scope)?;
+        if let Some(signature) = signature {
+            self.check_signature(&scope, name, root, &signature)?;
+        }
+        self.execution_thread(&mut scope.comp)?;
+        scope.comp.shrink_to_fit();
+        self.detach(&mut scope.comp);
+        self.st.module.define_computation(id, scope.comp);
+        Ok(id)
+    }
+
+    /// The id of the computation `name` being defined (at `name_pos`):
+    /// the one its earlier uses reserved, or a new one.
+    fn new_computation_id(&mut self, name: &'a str, name_pos: usize) -> PResult<CompId> {
+        let Some(&id) = self.st.comp_ids.get(name) else {
+            let id = self.st.module.reserve_computation();
+            self.st.comp_ids.insert(name.into(), id);
+            return Ok(id);
+        };
+        if let Some(prev) = self.st.comp_defined.get(&id) {
+            return self.err_at(
+                name_pos,
+                format!(
+                    "computation already exists: {name}\nwas parsing {}:{}: error: computation previously defined here\n{}\n{}^",
+                    prev.line,
+                    prev.column,
+                    prev.source_line,
+                    " ".repeat(prev.column.saturating_sub(1))
+                ),
+            );
+        }
+        Ok(id)
+    }
+
+    /// `(p: f32[2], ...) -> f32[2]` after a computation's name, if written.
+    fn signature(&mut self) -> PResult<Option<Signature<'a>>> {
+        if self.peek()? != Some(b'(') {
+            return Ok(None);
+        }
+        self.st.saw_signature = true;
+        self.pos += 1;
+        let mut params = Vec::new();
+        if !self.eat(b')')? {
+            loop {
+                let pos = self.pos;
+                let name = self.name("parameter name")?;
+                self.expect(b':', "after parameter name")?;
+                let shape = self.shape()?;
+                params.push(SignatureParam { pos, name, shape });
+                if self.eat(b')')? {
+                    break;
+                }
+                self.expect(b',', "between parameters")?;
+            }
+        }
+        self.expect_arrow("expects '->' after computation parameters")?;
+        let result_pos = self.pos;
+        let result = self.shape()?;
+        Ok(Some(Signature {
+            params,
+            result,
+            result_pos,
+        }))
+    }
+
+    /// The instructions up to the closing `}`; the root: the one marked
+    /// `ROOT`, else the last.
+    fn computation_body(&mut self, scope: &mut Scope, name_pos: usize) -> PResult<InstrId> {
         let mut last = None;
         while !self.eat(b'}')? {
             if self.peek()?.is_none() {
                 return self.err("expects '}' at the end of a computation");
             }
-            last = Some(self.instruction(&mut scope)?);
+            last = Some(self.instruction(scope)?);
         }
-        let root = match (scope.root, last) {
-            (Some((r, _)), _) => r,
-            (None, Some(l)) => l,
-            (None, None) => return self.err_at(name_pos, "computation has no instructions"),
-        };
-        scope.comp.set_root(root);
-        // Parameter numbers are 0..n-1 (XLA's HloComputation CHECK-fails
-        // on any other; a gap would also print a signature that does not
-        // parse back).
+        match (scope.root, last) {
+            (Some((r, _)), _) => Ok(r),
+            (None, Some(l)) => Ok(l),
+            (None, None) => self.err_at(name_pos, "computation has no instructions"),
+        }
+    }
+
+    /// Parameter numbers are 0..n-1 (XLA's HloComputation CHECK-fails on
+    /// any other; a gap would also print a signature that does not parse
+    /// back).
+    fn check_parameter_numbers(&self, scope: &Scope) -> PResult<()> {
         let count = scope.params.len() as i64;
         if let Some((&n, &npos)) = scope
             .params
@@ -1377,64 +1430,80 @@ impl<'a> Parser<'a> {
                 format!("invalid parameter number. Expected [0, {count}), got {n}"),
             );
         }
-        if let Some((params, result, rpos)) = signature {
-            let root_shape = &scope.comp.instr(root).shape;
-            if !result.compatible(root_shape) {
-                return self.err_at(
-                    rpos,
-                    format!(
-                        "Shape of computation {}, {}, is not compatible with that of its root instruction {}, {}",
-                        name,
-                        result.to_text(false),
-                        scope.comp.instr(root).name,
-                        root_shape.to_text(false)
-                    ),
-                );
-            }
-            for (i, (p, pname, pshape)) in params.iter().enumerate() {
-                // XLA ignores the names in a signature: they need not be the
-                // parameters' (the fast path is when they are).
-                let n = i as i64;
-                let found = self
-                    .all_names
-                    .get(pname)
-                    .filter(|&&(c, _)| c == scope.id)
-                    .map(|&(_, id)| id)
-                    .filter(|&id| scope.comp.instr(id).parameter_number() == Some(n))
-                    .or_else(|| {
-                        scope.params.contains_key(&n).then(|| {
-                            scope
-                                .comp
-                                .instructions()
-                                .find(|(_, x)| x.parameter_number() == Some(n))
-                                .map(|(id, _)| id)
-                        })?
-                    });
-                match found {
-                    Some(pid) if scope.comp.instr(pid).shape.compatible(pshape) => {}
-                    _ => {
-                        return self.err_at(
-                            *p,
-                            format!("computation parameter {pname} does not match parameter {i}"),
-                        )
-                    }
+        Ok(())
+    }
+
+    /// A written signature agrees with the root and the parameters.
+    fn check_signature(
+        &self,
+        scope: &Scope,
+        name: &str,
+        root: InstrId,
+        signature: &Signature<'a>,
+    ) -> PResult<()> {
+        let root_shape = &scope.comp.instr(root).shape;
+        if !signature.result.compatible(root_shape) {
+            return self.err_at(
+                signature.result_pos,
+                format!(
+                    "Shape of computation {}, {}, is not compatible with that of its root instruction {}, {}",
+                    name,
+                    signature.result.to_text(false),
+                    scope.comp.instr(root).name,
+                    root_shape.to_text(false)
+                ),
+            );
+        }
+        for (i, p) in signature.params.iter().enumerate() {
+            match self.signature_parameter(scope, p.name, i as i64) {
+                Some(pid) if scope.comp.instr(pid).shape.compatible(&p.shape) => {}
+                _ => {
+                    return self.err_at(
+                        p.pos,
+                        format!(
+                            "computation parameter {} does not match parameter {i}",
+                            p.name
+                        ),
+                    )
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The parameter numbered `n` that the signature's `name` stands for.
+    /// XLA ignores the names in a signature: they need not be the
+    /// parameters' (the fast path is when they are).
+    fn signature_parameter(&self, scope: &Scope, name: &str, n: i64) -> Option<InstrId> {
+        self.all_names
+            .get(name)
+            .filter(|&&(c, _)| c == scope.id)
+            .map(|&(_, id)| id)
+            .filter(|&id| scope.comp.instr(id).parameter_number() == Some(n))
+            .or_else(|| {
+                scope.params.contains_key(&n).then(|| {
+                    scope
+                        .comp
+                        .instructions()
+                        .find(|(_, x)| x.parameter_number() == Some(n))
+                        .map(|(id, _)| id)
+                })?
+            })
+    }
+
+    /// `, execution_thread="..."` after a computation's `}`, if written.
+    fn execution_thread(&mut self, comp: &mut Computation) -> PResult<()> {
         if self.peek()? == Some(b',') {
             let save = self.pos;
             self.pos += 1;
             if self.eat_keyword("execution_thread")? {
                 self.expect(b'=', "after execution_thread")?;
-                scope.comp.execution_thread = Some(self.string()?.into());
+                comp.execution_thread = Some(self.string()?.into());
             } else {
                 self.pos = save;
             }
         }
-        scope.comp.shrink_to_fit();
-        self.detach(&mut scope.comp);
-        self.st.module.define_computation(id, scope.comp);
-        Ok(id)
+        Ok(())
     }
 
     /// Moves the strings a computation keeps out of the window: its names
@@ -1571,44 +1640,97 @@ impl<'a> Parser<'a> {
     ) -> PResult<InstrId> {
         self.skip_ws()?;
         let shape_pos = self.pos;
-        let word = self.peek_word()?;
-        let after_word = self.b.get(self.pos + word.len()).copied();
-        let declared_shape = if self.b.get(self.pos) == Some(&b'(')
-            || (after_word == Some(b'[') && !word.is_empty())
-        {
-            Some(self.interned_shape()?)
-        } else {
-            None
-        };
+        let declared_shape = self.declared_shape()?;
         self.skip_ws()?;
-        let op_pos = self.pos;
-        let op_word = self.peek_word()?;
-        if op_word.is_empty() {
-            let found = self.describe_here();
-            return self.err(format!("expects opcode but sees: {found}"));
-        }
-        let (opcode, async_wrapped) = match Opcode::from_name(op_word) {
-            Some(op) => (op, None),
-            None => match self.async_sugar(op_word) {
-                Some(x) => x,
-                None => return self.err_at(op_pos, unknown_opcode_message(op_word)),
-            },
-        };
-        self.pos += op_word.len();
-        if self.b.get(self.pos) != Some(&b'(') {
-            self.skip_ws()?;
-            if self.b.get(self.pos) != Some(&b'(') {
-                return self.err(format!("expects '(' after opcode {op_word}"));
-            }
-        }
-        self.pos += 1;
+        let op = self.opcode()?;
+        let opcode = op.opcode;
         let mut instr = Instruction::new(
             name.map_or_else(SharedStr::default, |n| self.shared(n)),
             opcode,
             Shape::Tuple(Vec::new()),
         );
-        instr.async_wrapped = async_wrapped;
-        match opcode {
+        instr.async_wrapped = op.async_wrapped;
+        self.instruction_arguments(scope, &mut instr, declared_shape.as_deref(), op.pos)?;
+        // A conditional on a pred takes true/false computations, not a list.
+        let pred_branch = opcode == Opcode::Conditional
+            && instr
+                .operands
+                .first()
+                .is_some_and(|&o| scope.comp.instr(o).shape.element_type() == PrimitiveType::Pred);
+        let replication = self.attributes(scope, &mut instr, name.is_none(), pred_branch)?;
+        if opcode == Opcode::Broadcast && instr.attr("dimensions").is_none() {
+            default_broadcast_dimensions(scope, &mut instr);
+        }
+        self.check_instruction(scope, &instr, op.pos, pred_branch)?;
+        instr.shape = self.result_shape(scope, &instr, declared_shape, shape_pos)?;
+        self.check_result_shape(scope, &instr, op.pos, replication)?;
+        if opcode == Opcode::AsyncStart {
+            if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
+                self.st.async_callees.insert(*c, self.at.offset + op.pos);
+            }
+        }
+        let id = scope.comp.push(instr);
+        if name.is_none() {
+            let _ = name_pos;
+            self.st
+                .unnamed
+                .push((scope.id, id, format!("{}.anon", opcode.name())));
+        }
+        Ok(id)
+    }
+
+    /// The shape before an opcode, if one is written.
+    fn declared_shape(&mut self) -> PResult<Option<Arc<Shape>>> {
+        let word = self.peek_word()?;
+        let after_word = self.b.get(self.pos + word.len()).copied();
+        if self.b.get(self.pos) == Some(&b'(') || (after_word == Some(b'[') && !word.is_empty()) {
+            Ok(Some(self.interned_shape()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// An opcode (or the sugar of an async one, `all-gather-start`) and
+    /// the `(` after it.
+    fn opcode(&mut self) -> PResult<OpcodeRead> {
+        let pos = self.pos;
+        let word = self.peek_word()?;
+        if word.is_empty() {
+            let found = self.describe_here();
+            return self.err(format!("expects opcode but sees: {found}"));
+        }
+        let (opcode, async_wrapped) = match Opcode::from_name(word) {
+            Some(op) => (op, None),
+            None => match self.async_sugar(word) {
+                Some(x) => x,
+                None => return self.err_at(pos, unknown_opcode_message(word)),
+            },
+        };
+        self.pos += word.len();
+        if self.b.get(self.pos) != Some(&b'(') {
+            self.skip_ws()?;
+            if self.b.get(self.pos) != Some(&b'(') {
+                return self.err(format!("expects '(' after opcode {word}"));
+            }
+        }
+        self.pos += 1;
+        Ok(OpcodeRead {
+            opcode,
+            async_wrapped,
+            pos,
+        })
+    }
+
+    /// What is inside an instruction's parentheses, through the `)`: a
+    /// parameter's number, a constant's literal, or the operands.
+    fn instruction_arguments(
+        &mut self,
+        scope: &mut Scope,
+        instr: &mut Instruction,
+        declared_shape: Option<&Shape>,
+        op_pos: usize,
+    ) -> PResult<()> {
+        match instr.opcode {
             Opcode::Parameter => {
                 let npos = self.pos;
                 let n = self.int()?;
@@ -1619,32 +1741,35 @@ impl<'a> Parser<'a> {
                     return self.err_at(npos, format!("Duplicate parameter number {n}"));
                 }
                 instr.payload = Payload::Parameter(n);
-                self.expect(b')', "after the parameter number")?;
+                self.expect(b')', "after the parameter number")
             }
             Opcode::Constant => {
-                let Some(shape) = &declared_shape else {
+                let Some(shape) = declared_shape else {
                     return self.err_at(op_pos, "constant needs a shape");
                 };
                 let lit = self.literal(shape)?;
                 instr.payload = Payload::Constant(Box::new(lit));
-                self.expect(b')', "at the end of a constant")?;
+                self.expect(b')', "at the end of a constant")
             }
             _ => {
                 let operands = self.operands(scope)?;
                 instr.operands = operands.into();
-                self.check_operands(scope, &instr, declared_shape.as_deref(), op_pos)?;
+                self.check_operands(scope, instr, declared_shape, op_pos)
             }
         }
-        // A conditional on a pred takes true/false computations, not a list.
-        // Whether `parameter_replication=` was written (checked once the
-        // shape is known; looking for it in every instruction costs time).
+    }
+
+    /// The `, key=value` attributes after the operands; whether
+    /// `parameter_replication=` was written (checked once the shape is
+    /// known; looking for it in every instruction costs time).
+    fn attributes(
+        &mut self,
+        scope: &mut Scope,
+        instr: &mut Instruction,
+        nested: bool,
+        pred_branch: bool,
+    ) -> PResult<bool> {
         let mut replication = false;
-        let pred_branch = opcode == Opcode::Conditional
-            && instr
-                .operands
-                .first()
-                .is_some_and(|&o| scope.comp.instr(o).shape.element_type() == PrimitiveType::Pred);
-        // Attributes.
         loop {
             self.skip_ws()?;
             if self.b.get(self.pos) != Some(&b',') {
@@ -1660,11 +1785,12 @@ impl<'a> Parser<'a> {
             let after = self.b.get(key_start + key.len()).copied();
             if key.is_empty()
                 || after != Some(b'=')
-                || (name.is_none() && self.depth > 1 && !is_attr_name(key))
+                || (nested && self.depth > 1 && !is_attr_name(key))
             {
                 self.pos = save;
                 break;
             }
+            let (opcode, async_wrapped) = (instr.opcode, instr.async_wrapped);
             if !signature::attr_allowed(opcode, async_wrapped, pred_branch, key) {
                 return self.err_at(
                     key_start,
@@ -1676,53 +1802,32 @@ impl<'a> Parser<'a> {
             }
             self.pos = key_start + key.len() + 1;
             replication |= key == "parameter_replication";
-            self.attribute(scope, &mut instr, key, key_start)?;
+            self.attribute(scope, instr, key, key_start)?;
         }
-        if opcode == Opcode::Broadcast && instr.attr("dimensions").is_none() {
-            // `dimensions` may be left out when broadcasting a scalar.
-            let scalar_operand = instr.operands.first().is_some_and(|&o| {
-                scope
-                    .comp
-                    .instr(o)
-                    .shape
-                    .as_array()
-                    .is_some_and(|a| a.rank() == 0)
-            });
-            if scalar_operand {
-                instr.set_attr("dimensions", AttrValue::Ints(Box::default()));
+        Ok(replication)
+    }
+
+    /// The declared result shape, else the one inferred from the operands.
+    fn result_shape(
+        &self,
+        scope: &Scope,
+        instr: &Instruction,
+        declared_shape: Option<Arc<Shape>>,
+        shape_pos: usize,
+    ) -> PResult<Arc<Shape>> {
+        if let Some(s) = declared_shape {
+            return Ok(s);
+        }
+        match self.infer_shape(scope, instr) {
+            Some(mut s) => {
+                s.fill_default_layouts();
+                Ok(Arc::new(s))
             }
+            None => self.err_at(
+                shape_pos,
+                "expects a shape (it cannot be inferred for this op)",
+            ),
         }
-        self.check_instruction(scope, &instr, op_pos, pred_branch)?;
-        let shape = match declared_shape {
-            Some(s) => s,
-            None => match self.infer_shape(scope, &instr) {
-                Some(mut s) => {
-                    s.fill_default_layouts();
-                    Arc::new(s)
-                }
-                None => {
-                    return self.err_at(
-                        shape_pos,
-                        "expects a shape (it cannot be inferred for this op)",
-                    )
-                }
-            },
-        };
-        instr.shape = shape;
-        self.check_result_shape(scope, &instr, op_pos, replication)?;
-        if opcode == Opcode::AsyncStart {
-            if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
-                self.st.async_callees.insert(*c, self.at.offset + op_pos);
-            }
-        }
-        let id = scope.comp.push(instr);
-        if name.is_none() {
-            let _ = name_pos;
-            self.st
-                .unnamed
-                .push((scope.id, id, format!("{}.anon", opcode.name())));
-        }
-        Ok(id)
     }
 
     fn async_sugar(&self, word: &str) -> Option<(Opcode, Option<Opcode>)> {
@@ -1860,96 +1965,36 @@ impl<'a> Parser<'a> {
             "dimensions" => AttrValue::Ints(self.int_list()?.into()),
             "index" | "iota_dimension" => AttrValue::Int(self.int()?),
             "to_apply" | "condition" | "body" | "select" | "scatter" | "true_computation"
-            | "false_computation" | "calls" => {
-                if self.peek()? == Some(b'{') {
-                    AttrValue::Comps(self.comp_list()?.into())
-                } else {
-                    let p = self.pos;
-                    let n = self.name("computation name")?;
-                    AttrValue::Comp(self.comp_ref(n, p))
-                }
-            }
+            | "false_computation" | "calls" => self.comp_or_comps()?,
             "branch_computations" | "called_computations" => {
                 AttrValue::Comps(self.comp_list()?.into())
             }
             "custom_call_target" => AttrValue::Str(self.string()?.into()),
-            "backend_config" => {
-                if self.peek()? == Some(b'"') {
-                    AttrValue::BackendConfig(self.string()?.into())
-                } else {
-                    AttrValue::BackendConfig(self.raw_text()?)
-                }
-            }
-            "direction" => {
-                let p = self.pos;
-                let w = self.name("comparison direction")?;
-                match ComparisonDirection::from_name(w) {
-                    Some(d) => AttrValue::Direction(d),
-                    None => {
-                        return self
-                            .err_at(p, format!("expects comparison direction, but sees {w}"))
-                    }
-                }
-            }
-            "type" if instr.opcode == Opcode::Compare => {
-                let p = self.pos;
-                let w = self.name("comparison type")?;
-                match ComparisonType::from_name(w) {
-                    Some(t) => AttrValue::CompareType(t),
-                    None => {
-                        return self.err_at(p, format!("expects comparison type, but sees {w}"))
-                    }
-                }
-            }
-            "api_version" => {
-                let p = self.pos;
-                let w = self.name("api version")?;
-                match ApiVersion::from_name(w) {
-                    Some(v) => AttrValue::ApiVersion(v),
-                    None => return self.err_at(p, format!("Unknown API version: {w}")),
-                }
-            }
-            "operand_layout_constraints" => {
-                self.skip_ws()?;
-                let start = self.pos;
-                self.expect(b'{', "to start operand_layout_constraints")?;
-                let mut shapes = Vec::new();
-                if !self.eat(b'}')? {
-                    loop {
-                        self.skip_ws()?;
-                        shapes.push((self.pos, self.shape()?));
-                        if self.eat(b'}')? {
-                            break;
-                        }
-                        self.expect(b',', "between operand layout constraints")?;
-                    }
-                }
-                self.check_layout_constraints(scope, instr, start, &mut shapes)?;
-                AttrValue::Shapes(shapes.into_iter().map(|(_, s)| s).collect())
-            }
+            "backend_config" => self.backend_config()?,
+            "direction" => AttrValue::Direction(self.named_value(
+                "comparison direction",
+                ComparisonDirection::from_name,
+                |w| format!("expects comparison direction, but sees {w}"),
+            )?),
+            "type" if instr.opcode == Opcode::Compare => AttrValue::CompareType(self.named_value(
+                "comparison type",
+                ComparisonType::from_name,
+                |w| format!("expects comparison type, but sees {w}"),
+            )?),
+            "api_version" => AttrValue::ApiVersion(self.named_value(
+                "api version",
+                ApiVersion::from_name,
+                |w| format!("Unknown API version: {w}"),
+            )?),
+            "operand_layout_constraints" => self.operand_layout_constraints(scope, instr)?,
             "outfeed_shape" => AttrValue::Shape(Box::new(self.shape()?)),
-            "literal" => {
-                self.skip_ws()?;
-                let start = self.pos;
-                let lit = self.shaped_literal()?;
-                let text = SharedStr::from(&self.text[start..self.pos]);
-                AttrValue::Literal(Arc::new(crate::ir::attrs::Written::read(lit, text)))
-            }
+            "literal" => self.literal_attr()?,
             "control-predecessors" => {
                 let preds = self.instr_list(scope)?;
                 instr.control_predecessors = preds.into();
                 AttrValue::Raw("".into())
             }
-            _ => {
-                self.skip_ws()?;
-                let value_pos = self.pos;
-                let raw = self.raw_value()?;
-                let op = instr.async_wrapped.unwrap_or(instr.opcode);
-                match self.typed_value(key, Some(op), raw, value_pos)? {
-                    Some(v) => v,
-                    None => AttrValue::Raw(self.kept_text(raw)),
-                }
-            }
+            _ => self.other_attr(instr, key)?,
         };
         self.st.saw_metadata |= key == "metadata";
         instr.attrs.push(Attr {
@@ -1957,6 +2002,92 @@ impl<'a> Parser<'a> {
             value,
         });
         Ok(())
+    }
+
+    /// A computation (`to_apply=%add`), or a list of them.
+    fn comp_or_comps(&mut self) -> PResult<AttrValue> {
+        if self.peek()? == Some(b'{') {
+            Ok(AttrValue::Comps(self.comp_list()?.into()))
+        } else {
+            let p = self.pos;
+            let n = self.name("computation name")?;
+            Ok(AttrValue::Comp(self.comp_ref(n, p)))
+        }
+    }
+
+    /// `backend_config=`: a string, or a value kept as written.
+    fn backend_config(&mut self) -> PResult<AttrValue> {
+        if self.peek()? == Some(b'"') {
+            Ok(AttrValue::BackendConfig(self.string()?.into()))
+        } else {
+            Ok(AttrValue::BackendConfig(self.raw_text()?))
+        }
+    }
+
+    /// A name (`what`) that `from_name` knows; `unknown` words the error
+    /// for one it does not.
+    fn named_value<T>(
+        &mut self,
+        what: &str,
+        from_name: impl FnOnce(&str) -> Option<T>,
+        unknown: impl FnOnce(&str) -> String,
+    ) -> PResult<T> {
+        let p = self.pos;
+        let w = self.name(what)?;
+        match from_name(w) {
+            Some(v) => Ok(v),
+            None => self.err_at(p, unknown(w)),
+        }
+    }
+
+    /// `operand_layout_constraints={f32[2]{0}, ...}` of a custom call.
+    fn operand_layout_constraints(
+        &mut self,
+        scope: &Scope,
+        instr: &Instruction,
+    ) -> PResult<AttrValue> {
+        self.skip_ws()?;
+        let start = self.pos;
+        self.expect(b'{', "to start operand_layout_constraints")?;
+        let mut shapes = Vec::new();
+        if !self.eat(b'}')? {
+            loop {
+                self.skip_ws()?;
+                shapes.push((self.pos, self.shape()?));
+                if self.eat(b'}')? {
+                    break;
+                }
+                self.expect(b',', "between operand layout constraints")?;
+            }
+        }
+        self.check_layout_constraints(scope, instr, start, &mut shapes)?;
+        Ok(AttrValue::Shapes(
+            shapes.into_iter().map(|(_, s)| s).collect(),
+        ))
+    }
+
+    /// A custom call's `literal=`, kept with its text.
+    fn literal_attr(&mut self) -> PResult<AttrValue> {
+        self.skip_ws()?;
+        let start = self.pos;
+        let lit = self.shaped_literal()?;
+        let text = SharedStr::from(&self.text[start..self.pos]);
+        Ok(AttrValue::Literal(Arc::new(
+            crate::ir::attrs::Written::read(lit, text),
+        )))
+    }
+
+    /// Any other attribute: typed if [`super::attrs::read`] types it, else
+    /// kept as written.
+    fn other_attr(&mut self, instr: &Instruction, key: &str) -> PResult<AttrValue> {
+        self.skip_ws()?;
+        let value_pos = self.pos;
+        let raw = self.raw_value()?;
+        let op = instr.async_wrapped.unwrap_or(instr.opcode);
+        match self.typed_value(key, Some(op), raw, value_pos)? {
+            Some(v) => Ok(v),
+            None => Ok(AttrValue::Raw(self.kept_text(raw))),
+        }
     }
 
     /// The typed value of `key` written as `raw` (at `pos`), read once per
@@ -2263,8 +2394,27 @@ impl<'a> Parser<'a> {
             (Opcode::AsyncStart, Some(w)) => w,
             _ => op,
         };
-        // Ops whose `dimensions` names one dimension (`Some(false)`: if any).
-        let one_dim = match attr_op {
+        self.check_dimension_count(instr, attr_op, pos)?;
+        if attr_op == Opcode::Scan {
+            self.check_scan(scope, instr, pos)?;
+        }
+        match op {
+            Opcode::Conditional => self.check_branch_count(instr, pos, pred_branch),
+            Opcode::AsyncStart => self.check_async_callee(instr, pos),
+            Opcode::AsyncUpdate | Opcode::AsyncDone => self.check_async_chain(scope, instr, pos),
+            _ => Ok(()),
+        }
+    }
+
+    /// Ops whose `dimensions` names one dimension have one there (some
+    /// only if they have the attribute at all).
+    fn check_dimension_count(
+        &self,
+        instr: &Instruction,
+        attr_op: Opcode,
+        pos: usize,
+    ) -> PResult<()> {
+        let required = match attr_op {
             Opcode::AllGather
             | Opcode::AllGatherStart
             | Opcode::ReduceScatter
@@ -2272,116 +2422,130 @@ impl<'a> Parser<'a> {
             | Opcode::SetDimensionSize
             | Opcode::Sort
             | Opcode::Concatenate
-            | Opcode::Scan => Some(true),
-            Opcode::AllToAll | Opcode::RaggedAllToAll => Some(false),
-            _ => None,
+            | Opcode::Scan => true,
+            Opcode::AllToAll | Opcode::RaggedAllToAll => false,
+            _ => return Ok(()),
         };
-        let dims = if one_dim.is_some() {
-            instr.dimensions()
+        let dims = instr.dimensions();
+        let n = dims.map_or(0, <[i64]>::len);
+        if n != 1 && (required || dims.is_some()) {
+            return self.err_at(
+                pos,
+                format!("expects exactly one dimension in dimensions=, but sees {n}"),
+            );
+        }
+        Ok(())
+    }
+
+    /// A scan's dimension indexes each of its inputs (the operands before
+    /// the `num_carries` carries).
+    fn check_scan(&self, scope: &Scope, instr: &Instruction, pos: usize) -> PResult<()> {
+        let d = instr
+            .dimensions()
+            .and_then(|d| d.first())
+            .copied()
+            .unwrap_or(0);
+        let carries = instr
+            .int_attr("num_carries")
+            .and_then(|c| usize::try_from(c).ok());
+        let Some(carries) = carries.filter(|&c| c <= instr.operands.len()) else {
+            return self.err_at(
+                pos,
+                "expects num_carries to be at most the number of operands",
+            );
+        };
+        for &o in &instr.operands[..instr.operands.len() - carries] {
+            let rank = scope.comp.instr(o).shape.rank();
+            if d < 0 || d as usize >= rank {
+                return self.err_at(
+                    pos,
+                    format!("scan dimension {d} is out of range for an input of rank {rank}"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// A conditional has a branch computation per operand after the first.
+    fn check_branch_count(
+        &self,
+        instr: &Instruction,
+        pos: usize,
+        pred_branch: bool,
+    ) -> PResult<()> {
+        let branches = if pred_branch {
+            2
         } else {
-            None
+            match instr.attr("branch_computations") {
+                Some(AttrValue::Comps(c)) => c.len(),
+                _ => 0,
+            }
         };
-        if let Some(required) = one_dim {
-            let n = dims.map_or(0, <[i64]>::len);
-            if n != 1 && (required || dims.is_some()) {
+        if branches == 0 {
+            return self.err_at(pos, "conditional needs at least one branch computation");
+        }
+        if instr.operands.len() != branches + 1 {
+            return self.err_at(
+                pos,
+                format!(
+                    "conditional with {branches} branches expects {} operands, but has {}",
+                    branches + 1,
+                    instr.operands.len()
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// No two async starts call one computation.
+    fn check_async_callee(&self, instr: &Instruction, pos: usize) -> PResult<()> {
+        if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
+            if self.st.async_callees.contains_key(c) {
                 return self.err_at(
                     pos,
-                    format!("expects exactly one dimension in dimensions=, but sees {n}"),
+                    format!(
+                        "Computation {} is called by more than one async op",
+                        self.comp_name(*c)
+                    ),
                 );
             }
         }
-        if attr_op == Opcode::Scan {
-            let d = dims.and_then(|d| d.first()).copied().unwrap_or(0);
-            let carries = instr
-                .int_attr("num_carries")
-                .and_then(|c| usize::try_from(c).ok());
-            let Some(carries) = carries.filter(|&c| c <= instr.operands.len()) else {
-                return self.err_at(
-                    pos,
-                    "expects num_carries to be at most the number of operands",
-                );
+        Ok(())
+    }
+
+    /// An async update or done repeats its start's thread and callee, if
+    /// it names them.
+    fn check_async_chain(&self, scope: &Scope, instr: &Instruction, pos: usize) -> PResult<()> {
+        let Some(&first) = instr.operands.first() else {
+            return Ok(());
+        };
+        let start = scope.comp.instr(async_chain_start(scope, first));
+        if let Some(AttrValue::Str(got)) = instr.attr("async_execution_thread") {
+            let want = match start.attr("async_execution_thread") {
+                Some(AttrValue::Str(s)) => s.as_str(),
+                _ => "main",
             };
-            for &o in &instr.operands[..instr.operands.len() - carries] {
-                let rank = scope.comp.instr(o).shape.rank();
-                if d < 0 || d as usize >= rank {
-                    return self.err_at(
-                        pos,
-                        format!("scan dimension {d} is out of range for an input of rank {rank}"),
-                    );
-                }
+            let got = got.as_str();
+            if want != got {
+                return self.err_at(
+                    pos,
+                    format!("Expect async_execution_thread to be {want}, but got {got}"),
+                );
             }
         }
-        match op {
-            Opcode::Conditional => {
-                let branches = if pred_branch {
-                    2
-                } else {
-                    match instr.attr("branch_computations") {
-                        Some(AttrValue::Comps(c)) => c.len(),
-                        _ => 0,
-                    }
-                };
-                if branches == 0 {
-                    return self.err_at(pos, "conditional needs at least one branch computation");
-                }
-                if instr.operands.len() != branches + 1 {
-                    return self.err_at(
-                        pos,
-                        format!(
-                            "conditional with {branches} branches expects {} operands, but has {}",
-                            branches + 1,
-                            instr.operands.len()
-                        ),
-                    );
-                }
+        if let (Some(AttrValue::Comp(got)), Some(AttrValue::Comp(want))) =
+            (instr.attr("calls"), start.attr("calls"))
+        {
+            if got != want {
+                return self.err_at(
+                    pos,
+                    format!(
+                        "Expect async_wrapped_computation to be {}, but got {}",
+                        self.comp_name(*want),
+                        self.comp_name(*got)
+                    ),
+                );
             }
-            Opcode::AsyncStart => {
-                if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
-                    if self.st.async_callees.contains_key(c) {
-                        return self.err_at(
-                            pos,
-                            format!(
-                                "Computation {} is called by more than one async op",
-                                self.comp_name(*c)
-                            ),
-                        );
-                    }
-                }
-            }
-            Opcode::AsyncUpdate | Opcode::AsyncDone => {
-                let Some(&first) = instr.operands.first() else {
-                    return Ok(());
-                };
-                let start = scope.comp.instr(async_chain_start(scope, first));
-                if let Some(AttrValue::Str(got)) = instr.attr("async_execution_thread") {
-                    let want = match start.attr("async_execution_thread") {
-                        Some(AttrValue::Str(s)) => s.as_str(),
-                        _ => "main",
-                    };
-                    let got = got.as_str();
-                    if want != got {
-                        return self.err_at(
-                            pos,
-                            format!("Expect async_execution_thread to be {want}, but got {got}"),
-                        );
-                    }
-                }
-                if let (Some(AttrValue::Comp(got)), Some(AttrValue::Comp(want))) =
-                    (instr.attr("calls"), start.attr("calls"))
-                {
-                    if got != want {
-                        return self.err_at(
-                            pos,
-                            format!(
-                                "Expect async_wrapped_computation to be {}, but got {}",
-                                self.comp_name(*want),
-                                self.comp_name(*got)
-                            ),
-                        );
-                    }
-                }
-            }
-            _ => {}
         }
         Ok(())
     }
@@ -2676,6 +2840,21 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// `dimensions` may be left out when broadcasting a scalar: it is `{}`.
+fn default_broadcast_dimensions(scope: &Scope, instr: &mut Instruction) {
+    let scalar_operand = instr.operands.first().is_some_and(|&o| {
+        scope
+            .comp
+            .instr(o)
+            .shape
+            .as_array()
+            .is_some_and(|a| a.rank() == 0)
+    });
+    if scalar_operand {
+        instr.set_attr("dimensions", AttrValue::Ints(Box::default()));
+    }
+}
+
 /// Attribute names a nested instruction may carry (so that `, index=0`
 /// after a nested operand is not mistaken for the outer list's end).
 fn is_attr_name(key: &str) -> bool {
@@ -2765,150 +2944,17 @@ impl ElementBuilder {
         self.data
     }
 
-    fn range_error(&self, tok: &str) -> String {
-        format!(
-            "value {tok} is out of range for literal's primitive type {}",
-            self.ty.name().to_uppercase()
-        )
-    }
-
     fn push(&mut self, tok: &str) -> Result<(), String> {
         let ty = self.ty;
         match &mut self.data {
-            LiteralData::Pred(v) => v.push(match tok {
-                "true" | "1" => true,
-                "false" | "0" => false,
-                _ => return Err(format!("expects a pred value, but sees {tok}")),
-            }),
-            LiteralData::Int(v) => {
-                let x: i64 =
-                    parse_int(tok).ok_or_else(|| format!("expects an integer, but sees {tok}"))?;
-                let bits = ty.bit_width();
-                let (lo, hi) = if bits >= 64 {
-                    (i64::MIN, i64::MAX)
-                } else {
-                    (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
-                };
-                if x < lo || x > hi {
-                    return Err(self.range_error(tok));
-                }
-                v.push(x);
-            }
-            LiteralData::UInt(v) => {
-                let x: u64 = if let Some(stripped) = tok.strip_prefix('-') {
-                    // `-0` is 0; other negative integers are out of range;
-                    // anything else (`-inf`, `-1.5`) is no integer at all.
-                    if stripped.is_empty() || !stripped.bytes().all(|c| c.is_ascii_digit()) {
-                        return Err(format!("expects an unsigned integer, but sees {tok}"));
-                    }
-                    if stripped.bytes().any(|c| c != b'0') {
-                        return Err(format!(
-                            "value {tok} is out of range for literal's primitive type {}",
-                            ty.name().to_uppercase()
-                        ));
-                    }
-                    0
-                } else {
-                    tok.parse::<u64>()
-                        .map_err(|_| format!("expects an unsigned integer, but sees {tok}"))?
-                };
-                let bits = ty.bit_width();
-                if bits < 64 && x >= (1u64 << bits) {
-                    return Err(format!(
-                        "value {tok} is out of range for literal's primitive type {}",
-                        ty.name().to_uppercase()
-                    ));
-                }
-                v.push(x);
-            }
-            LiteralData::F16(v) => {
-                let x = float_token(tok, u64::from(half::f16::MAX.to_bits()), 0x3ff)?;
-                if x.0.is_finite() && f16::from_f64(x.0).is_infinite() {
-                    return Err(self.range_error(tok));
-                }
-                v.push(match x.1 {
-                    Some(p) => f16::from_bits(
-                        if x.0.is_sign_negative() {
-                            0xfc00
-                        } else {
-                            0x7c00
-                        } | p as u16,
-                    ),
-                    None => f16::from_f64(x.0),
-                });
-            }
-            LiteralData::Bf16(v) => {
-                let x = float_token(tok, 0, 0x7f)?;
-                if x.0.is_finite() && bf16::from_f64(x.0).is_infinite() {
-                    return Err(self.range_error(tok));
-                }
-                v.push(match x.1 {
-                    Some(p) => bf16::from_bits(
-                        if x.0.is_sign_negative() {
-                            0xff80
-                        } else {
-                            0x7f80
-                        } | p as u16,
-                    ),
-                    None => bf16::from_f64(x.0),
-                });
-            }
-            LiteralData::F32(v) => {
-                let x = float_token(tok, 0, 0x7f_ffff)?;
-                if x.0.is_finite() && (x.0 as f32).is_infinite() {
-                    return Err(self.range_error(tok));
-                }
-                v.push(match x.1 {
-                    Some(p) => f32::from_bits(
-                        if x.0.is_sign_negative() {
-                            0xff80_0000
-                        } else {
-                            0x7f80_0000
-                        } | p as u32,
-                    ),
-                    None => x.0 as f32,
-                });
-            }
-            LiteralData::F64(v) => {
-                let x = float_token(tok, 0, (1 << 52) - 1)?;
-                v.push(match x.1 {
-                    Some(p) => f64::from_bits(
-                        if x.0.is_sign_negative() {
-                            0xfff0 << 48
-                        } else {
-                            0x7ff0 << 48
-                        } | p,
-                    ),
-                    None => x.0,
-                });
-            }
-            LiteralData::MiniFloat(v) => {
-                let m = ty
-                    .minifloat()
-                    .expect("minifloat data only for minifloat types");
-                let payload_mask = if m.nan == crate::ir::types::NanEncoding::Ieee {
-                    (1u64 << m.mantissa_bits) - 1
-                } else {
-                    0
-                };
-                let x = float_token(tok, 0, payload_mask)?;
-                if x.0.is_finite() && !m.to_f64(m.from_f64(x.0)).is_finite() {
-                    return Err(self.range_error(tok));
-                }
-                let bits = match x.1 {
-                    Some(p) => {
-                        let exp = (((1u32 << m.exponent_bits) - 1) << m.mantissa_bits) as u8;
-                        let sign = if x.0.is_sign_negative() {
-                            1u8 << (m.exponent_bits + m.mantissa_bits)
-                        } else {
-                            0
-                        };
-                        sign | exp | p as u8
-                    }
-                    None => m.from_f64(x.0),
-                };
-                v.push(bits);
-            }
+            LiteralData::Pred(v) => v.push(pred_element(tok)?),
+            LiteralData::Int(v) => v.push(int_element(ty, tok)?),
+            LiteralData::UInt(v) => v.push(uint_element(ty, tok)?),
+            LiteralData::F16(v) => v.push(float_element(&F16_LAYOUT, ty, tok)?),
+            LiteralData::Bf16(v) => v.push(float_element(&BF16_LAYOUT, ty, tok)?),
+            LiteralData::F32(v) => v.push(float_element(&F32_LAYOUT, ty, tok)?),
+            LiteralData::F64(v) => v.push(float_element(&F64_LAYOUT, ty, tok)?),
+            LiteralData::MiniFloat(v) => v.push(minifloat_element(ty, tok)?),
             LiteralData::C64(_) | LiteralData::C128(_) => {
                 return Err("expects a complex number".into())
             }
@@ -2943,8 +2989,167 @@ fn parse_int(tok: &str) -> Option<i64> {
     }
 }
 
-/// A float token: the value, and a NaN payload when one is written.
-fn float_token(tok: &str, _unused: u64, payload_mask: u64) -> Result<(f64, Option<u64>), String> {
+fn range_error(ty: PrimitiveType, tok: &str) -> String {
+    format!(
+        "value {tok} is out of range for literal's primitive type {}",
+        ty.name().to_uppercase()
+    )
+}
+
+fn pred_element(tok: &str) -> Result<bool, String> {
+    match tok {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(format!("expects a pred value, but sees {tok}")),
+    }
+}
+
+/// An element of a signed integer type `ty`.
+fn int_element(ty: PrimitiveType, tok: &str) -> Result<i64, String> {
+    let x: i64 = parse_int(tok).ok_or_else(|| format!("expects an integer, but sees {tok}"))?;
+    let bits = ty.bit_width();
+    let (lo, hi) = if bits >= 64 {
+        (i64::MIN, i64::MAX)
+    } else {
+        (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+    };
+    if x < lo || x > hi {
+        return Err(range_error(ty, tok));
+    }
+    Ok(x)
+}
+
+/// An element of an unsigned integer type `ty`.
+fn uint_element(ty: PrimitiveType, tok: &str) -> Result<u64, String> {
+    let x: u64 = if let Some(stripped) = tok.strip_prefix('-') {
+        // `-0` is 0; other negative integers are out of range;
+        // anything else (`-inf`, `-1.5`) is no integer at all.
+        if stripped.is_empty() || !stripped.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(format!("expects an unsigned integer, but sees {tok}"));
+        }
+        if stripped.bytes().any(|c| c != b'0') {
+            return Err(range_error(ty, tok));
+        }
+        0
+    } else {
+        tok.parse::<u64>()
+            .map_err(|_| format!("expects an unsigned integer, but sees {tok}"))?
+    };
+    let bits = ty.bit_width();
+    if bits < 64 && x >= (1u64 << bits) {
+        return Err(range_error(ty, tok));
+    }
+    Ok(x)
+}
+
+/// What reading an element of a float type of IEEE layout needs to know
+/// of the type.
+struct FloatLayout<T> {
+    /// The NaN payloads its mantissa holds.
+    payload_mask: u64,
+    /// The bits of its negative and its positive infinity.
+    infinities: (u64, u64),
+    from_f64: fn(f64) -> T,
+    from_bits: fn(u64) -> T,
+    is_infinite: fn(T) -> bool,
+}
+
+const F16_LAYOUT: FloatLayout<f16> = FloatLayout {
+    payload_mask: 0x3ff,
+    infinities: (0xfc00, 0x7c00),
+    from_f64: f16::from_f64,
+    from_bits: |b| f16::from_bits(b as u16),
+    is_infinite: f16::is_infinite,
+};
+
+const BF16_LAYOUT: FloatLayout<bf16> = FloatLayout {
+    payload_mask: 0x7f,
+    infinities: (0xff80, 0x7f80),
+    from_f64: bf16::from_f64,
+    from_bits: |b| bf16::from_bits(b as u16),
+    is_infinite: bf16::is_infinite,
+};
+
+const F32_LAYOUT: FloatLayout<f32> = FloatLayout {
+    payload_mask: 0x7f_ffff,
+    infinities: (0xff80_0000, 0x7f80_0000),
+    from_f64: |x| x as f32,
+    from_bits: |b| f32::from_bits(b as u32),
+    is_infinite: f32::is_infinite,
+};
+
+const F64_LAYOUT: FloatLayout<f64> = FloatLayout {
+    payload_mask: (1 << 52) - 1,
+    infinities: (0xfff0 << 48, 0x7ff0 << 48),
+    from_f64: |x| x,
+    from_bits: f64::from_bits,
+    is_infinite: f64::is_infinite,
+};
+
+/// An element of the float type `ty`, laid out as `t`: a number (refused
+/// if finite but past the type's range), or a NaN with the payload written.
+fn float_element<T: Copy>(t: &FloatLayout<T>, ty: PrimitiveType, tok: &str) -> Result<T, String> {
+    let x = float_token(tok, t.payload_mask)?;
+    let value = (t.from_f64)(x.value);
+    if x.value.is_finite() && (t.is_infinite)(value) {
+        return Err(range_error(ty, tok));
+    }
+    Ok(match x.nan_bits(t.infinities) {
+        Some(b) => (t.from_bits)(b),
+        None => value,
+    })
+}
+
+/// An element of an 8-bit float type `ty`, as its bits.
+fn minifloat_element(ty: PrimitiveType, tok: &str) -> Result<u8, String> {
+    let m = ty
+        .minifloat()
+        .expect("minifloat data only for minifloat types");
+    let payload_mask = if m.nan == crate::ir::types::NanEncoding::Ieee {
+        (1u64 << m.mantissa_bits) - 1
+    } else {
+        0
+    };
+    let x = float_token(tok, payload_mask)?;
+    if x.value.is_finite() && !m.to_f64(m.from_f64(x.value)).is_finite() {
+        return Err(range_error(ty, tok));
+    }
+    Ok(match x.payload {
+        Some(p) => {
+            let exp = (((1u32 << m.exponent_bits) - 1) << m.mantissa_bits) as u8;
+            let sign = if x.value.is_sign_negative() {
+                1u8 << (m.exponent_bits + m.mantissa_bits)
+            } else {
+                0
+            };
+            sign | exp | p as u8
+        }
+        None => m.from_f64(x.value),
+    })
+}
+
+/// A float token as read: its value, and the NaN payload written, if any.
+struct FloatToken {
+    value: f64,
+    payload: Option<u64>,
+}
+
+impl FloatToken {
+    /// The bits of the NaN written with a payload: the payload in the
+    /// mantissa of the type's infinity of its sign (the bits of the
+    /// negative and the positive one).
+    fn nan_bits(&self, (neg_inf, pos_inf): (u64, u64)) -> Option<u64> {
+        let inf = if self.value.is_sign_negative() {
+            neg_inf
+        } else {
+            pos_inf
+        };
+        self.payload.map(|p| inf | p)
+    }
+}
+
+/// A float token of a type whose NaN payloads fit `payload_mask`.
+fn float_token(tok: &str, payload_mask: u64) -> Result<FloatToken, String> {
     if let Some(rest) = tok
         .strip_prefix("nan(0x")
         .or_else(|| tok.strip_prefix("-nan(0x"))
@@ -2957,21 +3162,29 @@ fn float_token(tok: &str, _unused: u64, payload_mask: u64) -> Result<(f64, Optio
                 "tries to set NaN payload 0x{payload:x} that does not fit the type"
             ));
         }
-        let v = if tok.starts_with('-') {
+        let value = if tok.starts_with('-') {
             -f64::NAN
         } else {
             f64::NAN
         };
-        return Ok((v, Some(payload)));
+        return Ok(FloatToken {
+            value,
+            payload: Some(payload),
+        });
     }
-    match tok {
-        "true" => return Ok((1.0, None)),
-        "false" => return Ok((0.0, None)),
-        _ => {}
-    }
-    let v = parse_float(tok).ok_or_else(|| format!("expects a number, but sees {tok}"))?;
-    if v.is_infinite() && !matches!(tok, "inf" | "-inf") {
-        return Err(format!("value {tok} is out of range"));
-    }
-    Ok((v, None))
+    let value = match tok {
+        "true" => 1.0,
+        "false" => 0.0,
+        _ => {
+            let v = parse_float(tok).ok_or_else(|| format!("expects a number, but sees {tok}"))?;
+            if v.is_infinite() && !matches!(tok, "inf" | "-inf") {
+                return Err(format!("value {tok} is out of range"));
+            }
+            v
+        }
+    };
+    Ok(FloatToken {
+        value,
+        payload: None,
+    })
 }
