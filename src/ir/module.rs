@@ -336,7 +336,8 @@ impl Module {
 
     fn mark_changed(&mut self, id: CompId) {
         if self.changed_mark.len() <= id.index() {
-            self.changed_mark.resize(self.comps.len().max(id.index() + 1), false);
+            self.changed_mark
+                .resize(self.comps.len().max(id.index() + 1), false);
         }
         if !self.changed_mark[id.index()] {
             self.changed_mark[id.index()] = true;

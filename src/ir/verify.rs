@@ -297,11 +297,14 @@ fn check_links(comp: &Computation, id: InstrId, instr: &Instruction) -> Result<(
 fn has_duplicate(ids: &[InstrId]) -> bool {
     const SHORT: usize = 16;
     if ids.len() <= SHORT {
-        return ids.iter().enumerate().any(|(i, id)| ids[..i].contains(id));
+        return ids
+            .iter()
+            .enumerate()
+            .any(|(i, id)| ids.iter().take(i).any(|x| x == id));
     }
     let mut sorted = ids.to_vec();
     sorted.sort_unstable();
-    sorted.windows(2).any(|w| w[0] == w[1])
+    sorted.windows(2).any(|w| w.first() == w.get(1))
 }
 
 /// Whether an instruction before `id` of `cid`, in the verifier's order,

@@ -155,58 +155,13 @@ fn hand_over_y(
 ) -> Result<ForwardSoftmax, Refusal> {
     let flow = &*flow.get_or_insert_with(|| Flow::new(module));
     let c = module.comp(comp);
-    let interior: Vec<InstrId> = f
-        .region
-        .iter()
-        .copied()
-        .filter(|&id| id != f.divide)
-        .collect();
     let in_region = |id: &InstrId| f.region.binary_search(id).is_ok();
-
-    // Everything the interior values reach outside the region: their
-    // copies elsewhere, and what computes with them.
-    let mut sources: Vec<InstrId> = interior.clone();
-    let mut derived: Vec<InstrId> = Vec::new();
-    // For a value computed from the interior: the interior value and its
-    // first use outside the region.
-    let mut derived_from: Vec<(InstrId, (InstrId, InstrId))> = Vec::new();
-    let mut consumers: Vec<Consumer> = Vec::new();
-    let mut aliases: Vec<(InstrId, Site)> = Vec::new();
-    let mut sites: Vec<Element> = Vec::new();
-    while let Some(v) = sources.pop() {
-        let from = derived_from.iter().find(|(d, _)| *d == v).map(|&(_, f)| f);
-        let skip: Vec<InstrId> = c
-            .instr(v)
-            .users()
-            .iter()
-            .copied()
-            .filter(in_region)
-            .collect();
-        let uses = flow.uses(module, comp, v, &skip);
-        for t in uses.terminal {
-            if t.comp == comp && t.instr != c.root_opt().unwrap_or(t.instr) {
-                // Computed from the interior in this computation: followed
-                // on, and dead once nothing reads what it feeds.
-                let (value, first) = from.unwrap_or((v, t.instr));
-                if has_side_effect(module, t) {
-                    return Err(Refusal::by(module, value, comp, first));
-                }
-                if !derived.contains(&t.instr) && !in_region(&t.instr) {
-                    derived.push(t.instr);
-                    derived_from.push((t.instr, (value, first)));
-                    sources.push(t.instr);
-                }
-            } else {
-                let (value, via) = match from {
-                    Some((value, first)) => (value, Some(first)),
-                    None => (v, None),
-                };
-                consumers.push(Consumer { at: t, value, via });
-            }
-        }
-        aliases.extend(uses.aliases.iter().map(|&(_, a)| (v, a)));
-        sites.extend(uses.plumbing);
-    }
+    let Reach {
+        derived,
+        consumers,
+        aliases,
+        mut sites,
+    } = reach_of_interior(module, flow, comp, f)?;
     if sites.is_empty() {
         let inner = escapes(c, &f.region, f.divide).unwrap_or(f.exp);
         return Err(Refusal {
@@ -282,8 +237,94 @@ fn hand_over_y(
         aliases.len(),
         module.comp(comp).instr(f.divide).name
     );
+    matched_again(module, comp, f.divide)
+}
+
+/// Everything the interior values of a softmax reach outside its region:
+/// their copies elsewhere, and what computes with them.
+struct Reach {
+    /// Values computed from the interior in the softmax's computation.
+    derived: Vec<InstrId>,
+    consumers: Vec<Consumer>,
+    /// (interior value, a copy of it elsewhere).
+    aliases: Vec<(InstrId, Site)>,
+    /// The loop, call and stack plumbing the values pass through.
+    sites: Vec<Element>,
+}
+
+fn reach_of_interior(
+    module: &Module,
+    flow: &Flow,
+    comp: CompId,
+    f: &ForwardSoftmax,
+) -> Result<Reach, Refusal> {
     let c = module.comp(comp);
-    match match_forward(module, c, f.divide) {
+    let interior: Vec<InstrId> = f
+        .region
+        .iter()
+        .copied()
+        .filter(|&id| id != f.divide)
+        .collect();
+    let in_region = |id: &InstrId| f.region.binary_search(id).is_ok();
+    let mut sources: Vec<InstrId> = interior;
+    let mut derived: Vec<InstrId> = Vec::new();
+    // For a value computed from the interior: the interior value and its
+    // first use outside the region.
+    let mut derived_from: Vec<(InstrId, (InstrId, InstrId))> = Vec::new();
+    let mut consumers: Vec<Consumer> = Vec::new();
+    let mut aliases: Vec<(InstrId, Site)> = Vec::new();
+    let mut sites: Vec<Element> = Vec::new();
+    while let Some(v) = sources.pop() {
+        let from = derived_from.iter().find(|(d, _)| *d == v).map(|&(_, f)| f);
+        let skip: Vec<InstrId> = c
+            .instr(v)
+            .users()
+            .iter()
+            .copied()
+            .filter(in_region)
+            .collect();
+        let uses = flow.uses(module, comp, v, &skip);
+        for t in uses.terminal {
+            if t.comp == comp && t.instr != c.root_opt().unwrap_or(t.instr) {
+                // Computed from the interior in this computation: followed
+                // on, and dead once nothing reads what it feeds.
+                let (value, first) = from.unwrap_or((v, t.instr));
+                if has_side_effect(module, t) {
+                    return Err(Refusal::by(module, value, comp, first));
+                }
+                if !derived.contains(&t.instr) && !in_region(&t.instr) {
+                    derived.push(t.instr);
+                    derived_from.push((t.instr, (value, first)));
+                    sources.push(t.instr);
+                }
+            } else {
+                let (value, via) = match from {
+                    Some((value, first)) => (value, Some(first)),
+                    None => (v, None),
+                };
+                consumers.push(Consumer { at: t, value, via });
+            }
+        }
+        aliases.extend(uses.aliases.iter().map(|&(_, a)| (v, a)));
+        sites.extend(uses.plumbing);
+    }
+    Ok(Reach {
+        derived,
+        consumers,
+        aliases,
+        sites,
+    })
+}
+
+/// The softmax at `divide` matched again after the hand-over: it must no
+/// longer escape.
+fn matched_again(
+    module: &Module,
+    comp: CompId,
+    divide: InstrId,
+) -> Result<ForwardSoftmax, Refusal> {
+    let c = module.comp(comp);
+    match match_forward(module, c, divide) {
         Ok(again) => match escapes(c, &again.region, again.divide) {
             None => Ok(again),
             Some(inner) => Err(Refusal {
@@ -292,7 +333,7 @@ fn hand_over_y(
             }),
         },
         Err(_) => Err(Refusal {
-            value: c.instr(f.divide).name.to_string(),
+            value: c.instr(divide).name.to_string(),
             why: " (no longer a softmax after handing y over)".into(),
         }),
     }
