@@ -99,3 +99,58 @@ pub fn clip(text: &str) -> String {
         None => text.to_string(),
     }
 }
+
+/// `f` over `items` on the machine's cores (each thread with its own
+/// `init()` state), results in the items' order.
+pub fn par_map<T: Sync, R: Send, W>(
+    items: &[T],
+    parallel: bool,
+    init: impl Fn() -> W + Sync,
+    f: impl Fn(&mut W, usize, &T) -> R + Sync,
+) -> Vec<R> {
+    let threads = if parallel {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(items.len())
+            .min(16)
+    } else {
+        1
+    };
+    if threads <= 1 {
+        let mut w = init();
+        return items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| f(&mut w, i, x))
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut w = init();
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(x) = items.get(i) else { break };
+                        out.push((i, f(&mut w, i, x)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let mut slots: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+    for (i, r) in parts.into_iter().flatten() {
+        slots[i] = Some(r);
+    }
+    slots
+        .into_iter()
+        .map(|r| r.expect("every item is mapped"))
+        .collect()
+}

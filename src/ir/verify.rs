@@ -61,9 +61,20 @@ pub fn verify_changed(module: &Module, changed: &[CompId]) -> Result<(), VerifyE
 }
 
 fn verify_computations(module: &Module, check: impl Fn(CompId) -> bool) -> Result<(), VerifyError> {
+    let checked: Vec<(CompId, &Computation)> = module
+        .computations()
+        .filter(|&(cid, _)| check(cid))
+        .collect();
+    if instructions_hold_in_parallel(module, &checked) {
+        check_module_header(module)?;
+        let mut comp_names: FxSet<&str> = FxSet::default();
+        for (_, comp) in module.computations() {
+            check_computation_name(&mut comp_names, comp)?;
+        }
+        return check_module_whole(module);
+    }
     check_module_header(module)?;
-    let checked = module.computations().filter(|&(cid, _)| check(cid));
-    let mut names = SeenNames::new(checked.map(|(_, c)| c.instruction_count()).sum());
+    let mut names = SeenNames::new(checked.iter().map(|(_, c)| c.instruction_count()).sum());
     let mut comp_names: FxSet<&str> = FxSet::default();
     for (cid, comp) in module.computations() {
         check_computation_name(&mut comp_names, comp)?;
@@ -71,10 +82,72 @@ fn verify_computations(module: &Module, check: impl Fn(CompId) -> bool) -> Resul
             check_computation(module, cid, comp, &mut names)?;
         }
     }
+    check_module_whole(module)
+}
+
+/// The checks of the module as a whole that come after its computations.
+fn check_module_whole(module: &Module) -> Result<(), VerifyError> {
     check_call_graph(module)?;
     check_stack_frames(module)?;
     check_entry_layout(module)?;
     Ok(())
+}
+
+/// Instructions checked on one thread at the least.
+const INSTRUCTIONS_PER_THREAD: usize = 50_000;
+
+/// Whether every instruction of `checked` holds and their names are
+/// unique, found on several threads, each over a run of computations in
+/// order. `false` says "not known": a fault, or too little work to share;
+/// the caller then verifies in order, on one thread, and so reports the
+/// same first fault whatever the number of threads.
+fn instructions_hold_in_parallel(module: &Module, checked: &[(CompId, &Computation)]) -> bool {
+    let total: usize = checked.iter().map(|(_, c)| c.instruction_count()).sum();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total / INSTRUCTIONS_PER_THREAD)
+        .min(16);
+    if threads < 2 {
+        return false;
+    }
+    // Contiguous runs of about equal instruction counts.
+    let mut runs: Vec<&[(CompId, &Computation)]> = Vec::with_capacity(threads);
+    let (mut start, mut count) = (0, 0);
+    for (i, (_, comp)) in checked.iter().enumerate() {
+        count += comp.instruction_count();
+        if count * threads >= total * (runs.len() + 1) || i + 1 == checked.len() {
+            runs.push(checked.get(start..=i).unwrap_or_default());
+            start = i + 1;
+        }
+    }
+    let seen: Vec<Option<FxSet<u64>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|run| {
+                scope.spawn(move || {
+                    let mut names =
+                        SeenNames::new(run.iter().map(|(_, c)| c.instruction_count()).sum());
+                    for &(cid, comp) in *run {
+                        check_computation(module, cid, comp, &mut names).ok()?;
+                    }
+                    Some(names.hashes)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let Some(seen) = seen.into_iter().collect::<Option<Vec<_>>>() else {
+        return false;
+    };
+    // A name hash in two runs may be a name in two computations.
+    seen.iter().enumerate().all(|(i, hashes)| {
+        seen.iter()
+            .skip(i + 1)
+            .all(|later| later.iter().all(|h| !hashes.contains(h)))
+    })
 }
 
 /// A fault of the module as a whole.
@@ -1249,5 +1322,48 @@ fn same_type_and_dims(a: &Shape, b: &Shape) -> bool {
         }
         (Shape::Token, Shape::Token) | (Shape::Opaque, Shape::Opaque) => true,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::text::parse_module;
+
+    /// A module of `comps` computations of `n` instructions each, enough
+    /// to be verified on several threads.
+    fn large(comps: usize, n: usize) -> Module {
+        let mut text = String::from("HloModule big\n\n");
+        for c in 0..comps {
+            let entry = if c + 1 == comps { "ENTRY " } else { "" };
+            text.push_str(&format!("{entry}c{c} {{\n  c{c}.0 = f32[] parameter(0)\n"));
+            for i in 1..n {
+                let root = if i + 1 == n { "ROOT " } else { "" };
+                text.push_str(&format!(
+                    "  {root}c{c}.{i} = f32[] negate(c{c}.{})\n",
+                    i - 1
+                ));
+            }
+            text.push_str("}\n\n");
+        }
+        parse_module(&text, "big.hlo").unwrap()
+    }
+
+    /// On several threads, the verifier finds what it finds on one: a name
+    /// taken in another computation (another thread's run), a broken user
+    /// list; and it reports the fault the one-thread order reports first.
+    #[test]
+    fn faults_are_found_whatever_the_threads() {
+        let mut m = large(3, INSTRUCTIONS_PER_THREAD);
+        assert_eq!(verify(&m), Ok(()));
+        let (first, last) = (CompId::new(0), CompId::new(2));
+        let taken = m.comp(first).instr(InstrId::new(7)).name.clone();
+        m.comp_mut(last).instr_mut(InstrId::new(9)).name = taken;
+        let e = verify(&m).unwrap_err();
+        assert_eq!(e.to_string(), "in computation c2, instruction c0.7: instruction name c0.7 is not unique in the module");
+        m.comp_mut(first).instr_mut(InstrId::new(3)).name = "c1.5".into();
+        let e = verify(&m).unwrap_err();
+        assert_eq!(e.to_string(), "in computation c1, instruction c1.5: instruction name c1.5 is not unique in the module");
     }
 }

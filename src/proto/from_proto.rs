@@ -15,7 +15,7 @@
 //! decodes each instruction into one reused message (metadata read in
 //! place) and writes every name and attribute text of the computation into
 //! one buffer the IR's strings are slices of. Computations convert on all
-//! cores ([`par_map`]); the stack frames are numbered before, in XLA's
+//! cores (`util::par_map`); the stack frames are numbered before, in XLA's
 //! order, so the result does not depend on the thread count.
 
 use super::err;
@@ -28,6 +28,7 @@ use super::read_scan::{split_module, CompData, ModuleData};
 use super::ProtoError;
 use crate::ir::module::PrintOptions;
 use crate::ir::{CompId, Computation, Module};
+use crate::util::par_map;
 use crate::util::FxMap;
 use smallvec::SmallVec;
 
@@ -52,61 +53,6 @@ impl Default for ReadOptions {
 pub fn module_from_proto(bytes: &[u8], options: &ReadOptions) -> Result<Module, ProtoError> {
     let data = split_module(bytes)?;
     read(&data, options)
-}
-
-/// `f` over `items` on the machine's cores (each thread with its own
-/// `init()` state), results in the items' order.
-fn par_map<T: Sync, R: Send, W>(
-    items: &[T],
-    parallel: bool,
-    init: impl Fn() -> W + Sync,
-    f: impl Fn(&mut W, usize, &T) -> R + Sync,
-) -> Vec<R> {
-    let threads = if parallel {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(items.len())
-            .min(16)
-    } else {
-        1
-    };
-    if threads <= 1 {
-        let mut w = init();
-        return items
-            .iter()
-            .enumerate()
-            .map(|(i, x)| f(&mut w, i, x))
-            .collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut w = init();
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(x) = items.get(i) else { break };
-                        out.push((i, f(&mut w, i, x)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    let mut slots: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
-    for (i, r) in parts.into_iter().flatten() {
-        slots[i] = Some(r);
-    }
-    slots
-        .into_iter()
-        .map(|r| r.expect("every item is mapped"))
-        .collect()
 }
 
 /// Whether a module is worth converting on several threads.

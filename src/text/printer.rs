@@ -7,7 +7,7 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{PrintOptions, ProgramShape};
 use crate::ir::shape::{push_int, Shape};
 use crate::ir::{CompId, Computation, Instruction, Module};
-use crate::util::FxMap;
+use crate::util::{par_map, FxMap};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -61,6 +61,11 @@ pub fn print_instruction(module: &Module, comp: CompId, id: crate::ir::InstrId) 
     .instruction(c, c.instr(id), c.root_opt() == Some(id));
     out
 }
+
+/// Instructions a batch of computations printed together holds, about.
+const PRINT_BATCH: usize = 32_768;
+/// Modules smaller than this print on one thread.
+const PARALLEL_PRINT: usize = 100_000;
 
 struct Printer<'m, 'o> {
     module: &'m Module,
@@ -174,14 +179,57 @@ impl Printer<'_, '_> {
                 self.out.push_str("\n\n");
             }
         }
-        let last = m.computation_ids().last();
-        for (id, comp) in m.computations() {
-            if Some(id) == m.entry_opt() {
-                self.out.push_str("ENTRY ");
+        self.computations();
+    }
+
+    /// The computations, in order. They print independently, so a batch
+    /// of them is printed on the machine's cores, each into its own text,
+    /// and the texts are written in order: the output is the same whatever
+    /// the number of threads, and memory holds one batch of text.
+    fn computations(&mut self) {
+        let m = self.module;
+        let options = self.options;
+        let comps: Vec<(CompId, &Computation)> = m.computations().collect();
+        let last = comps.last().map(|&(id, _)| id);
+        let parallel = m.instruction_count() >= PARALLEL_PRINT;
+        let mut rest = comps.as_slice();
+        while !rest.is_empty() {
+            let mut n = 0;
+            let mut count = 0;
+            while count < PRINT_BATCH && n < rest.len() {
+                count += rest.get(n).map_or(0, |(_, c)| c.instruction_count());
+                n += 1;
             }
-            self.computation(comp);
-            if Some(id) == last && !self.options.trailing_blank_line {
-                self.out.pop();
+            let (batch, after) = rest.split_at(n);
+            rest = after;
+            let texts = par_map(
+                batch,
+                parallel,
+                FxMap::default,
+                |shape_texts, _, &(id, comp)| {
+                    let mut out = String::with_capacity(comp.instruction_count() * 128);
+                    let mut p = Printer {
+                        module: m,
+                        options,
+                        out: &mut out,
+                        sink: None,
+                        error: None,
+                        shape_texts: std::mem::take(shape_texts),
+                    };
+                    if Some(id) == m.entry_opt() {
+                        p.out.push_str("ENTRY ");
+                    }
+                    p.computation(comp);
+                    *shape_texts = p.shape_texts;
+                    if Some(id) == last && !options.trailing_blank_line {
+                        out.pop();
+                    }
+                    out
+                },
+            );
+            for text in texts {
+                self.out.push_str(&text);
+                self.flush();
             }
         }
     }
