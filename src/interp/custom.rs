@@ -14,7 +14,7 @@ use crate::ir::{Instruction, PrimitiveType};
 use crate::neuron::config::{
     softmax_axis, BlockScaledDotConfig, ConfigError, Field, MxType, QuantizeMxConfig,
 };
-use crate::neuron::{decimal_config, dtype_suffix, ACTIVATIONS};
+use crate::neuron::{decimal_config, dtype_suffix, ACTIVATIONS, MX_BLOCK};
 use std::sync::Arc;
 
 pub fn custom_call(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
@@ -82,7 +82,7 @@ fn quantize_mx_call(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
         .ok_or_else(|| err("backend_config needs \"dtype\""))?;
     let elem = mx_type(dtype)?;
     let dim = cfg.dim.or(0).map_err(not_an_integer)?;
-    let block = cfg.block_size.or(32).map_err(not_an_integer)?;
+    let block = cfg.block_size.or(MX_BLOCK).map_err(not_an_integer)?;
     let method = cfg.scale_method.found().map_or("EMAX", String::as_str);
     if method != "EMAX" {
         return Err(err(format!("scale_method {method} is not implemented")));

@@ -44,7 +44,8 @@ use crate::ir::{
 };
 use crate::neuron::config::{BlockScaledDotConfig, ConfigError, Field, MxType, QuantizeMxConfig};
 use crate::neuron::{
-    decimal_config, is_integer_text, BLOCK_SCALED_DOT, QUANTIZE_MX, SOFTMAX, SOFTMAX_BACKWARD, TOPK,
+    decimal_config, is_integer_text, BLOCK_SCALED_DOT, MX_BLOCK, PACK, QUANTIZE_MX, SOFTMAX,
+    SOFTMAX_BACKWARD, TOPK,
 };
 use crate::util::clip;
 use std::fmt;
@@ -149,10 +150,6 @@ impl fmt::Display for Violation {
 
 impl std::error::Error for Violation {}
 
-/// The OCP MX block: 32 elements share one E8M0 scale.
-const MX_BLOCK: i64 = 32;
-/// FP8 elements per u32 lane word.
-const PACK: i64 = 4;
 const OCP_MX_SPEC: &str =
     "https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf";
 const QMX_CONFIG_RESOLUTION: &str = "Ensure the backend_config is valid JSON with required fields: dtype, dim, block_size, scale_method, e.g. {\"dtype\":\"float8_e4m3fn\",\"dim\":-1,\"block_size\":32,\"scale_method\":\"EMAX\"}";

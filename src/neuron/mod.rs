@@ -27,6 +27,12 @@ pub const SOFTMAX_BACKWARD: &str = "AwsNeuronSoftmaxBackward";
 pub const TOPK: &str = "AwsNeuronTopK";
 pub const QUANTIZE_MX: &str = "QuantizeMX";
 pub const BLOCK_SCALED_DOT: &str = "__op$block_scaled_dot";
+/// The OCP MX block: 32 elements share one E8M0 scale (QuantizeMX's
+/// default `block_size`, the block size the scaled-matmul kernel is told).
+pub const MX_BLOCK: i64 = 32;
+/// FP8 elements packed into one u32 word by QuantizeMX.
+pub const PACK: i64 = 4;
+
 pub const TRANSFER_WITH_STATIC_RING: &str = "AwsNeuronTransferWithStaticRing";
 
 /// The kernel suffix of the three dtypes Neuron's legalizers specialize:

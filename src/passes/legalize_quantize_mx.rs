@@ -40,15 +40,10 @@ use super::build::{custom_call, s64_scalar_literal, s64_vector_literal, tuple_co
 use super::{Candidate, Legalizer, OriginalScope, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module, PrimitiveType};
 use crate::neuron::config::{ConfigError, Field, MxType, QuantizeMxConfig};
+use crate::neuron::{MX_BLOCK, QUANTIZE_MX};
 use crate::util::clip;
 
 pub const NAME: &str = "legalize-quantize-mx";
-
-/// The matched target (the seed's `compare("QuantizeMX")`).
-const TARGET: &str = crate::neuron::QUANTIZE_MX;
-
-/// `block_size` when the config has none: the OCP MX block.
-const DEFAULT_BLOCK_SIZE: i64 = 32;
 
 pub struct LegalizeQuantizeMX;
 
@@ -66,7 +61,7 @@ pub struct Rewrite {
 impl Legalizer for LegalizeQuantizeMX {
     const NAME: &'static str = NAME;
     const SCOPE: OriginalScope = OriginalScope::Entry;
-    const TARGETS: &'static [&'static str] = &[TARGET];
+    const TARGETS: &'static [&'static str] = &[QUANTIZE_MX];
     type Rewrite = Rewrite;
 
     fn check(call: Candidate, _: &mut PassContext) -> Result<Option<Rewrite>, PassError> {
@@ -80,13 +75,13 @@ impl Legalizer for LegalizeQuantizeMX {
 
         let Some(&input) = instr.operands().first() else {
             return Err(bad(format!(
-                "{TARGET} needs its input as operand 0; it has no operands"
+                "{QUANTIZE_MX} needs its input as operand 0; it has no operands"
             )));
         };
         let input_shape = &c.instr(input).shape;
         let Some(input_array) = input_shape.as_array() else {
             return Err(bad(format!(
-                "{TARGET} input (operand 0) must be an array, found {}",
+                "{QUANTIZE_MX} input (operand 0) must be an array, found {}",
                 input_shape.to_text(true)
             )));
         };
@@ -95,7 +90,7 @@ impl Legalizer for LegalizeQuantizeMX {
             PrimitiveType::F16 => "f16",
             other => {
                 return Err(bad(format!(
-                    "{TARGET} input (operand 0) must be bf16 or f16, found {other}"
+                    "{QUANTIZE_MX} input (operand 0) must be bf16 or f16, found {other}"
                 )))
             }
         };
@@ -120,7 +115,7 @@ impl Legalizer for LegalizeQuantizeMX {
         }
         Ok(Some(Rewrite {
             id,
-            target: format!("{TARGET}_{in_suffix}_{}", out.suffix()),
+            target: format!("{QUANTIZE_MX}_{in_suffix}_{}", out.suffix()),
             dims,
             dim: config.dim.rem_euclid(rank.max(1)),
             block_size: config.block_size,
@@ -153,7 +148,7 @@ fn apply(module: &mut Module, comp: CompId, r: Rewrite, ctx: &mut PassContext) {
     );
     let call = module.add_instruction(comp, call);
     log::debug!(
-        "{NAME}: {old_name}: {TARGET} -> {} (dims {:?}, dim {}, block_size {})",
+        "{NAME}: {old_name}: {QUANTIZE_MX} -> {} (dims {:?}, dim {}, block_size {})",
         r.target,
         r.dims,
         r.dim,
@@ -164,7 +159,7 @@ fn apply(module: &mut Module, comp: CompId, r: Rewrite, ctx: &mut PassContext) {
         comp,
         r.id,
         format!(
-            "{TARGET} -> {} (dim {}, block_size {})",
+            "{QUANTIZE_MX} -> {} (dim {}, block_size {})",
             r.target, r.dim, r.block_size
         ),
     );
@@ -214,7 +209,7 @@ impl Config {
             dim: fields.dim.or(0).map_err(wrong("dim", "an integer"))?,
             block_size: fields
                 .block_size
-                .or(DEFAULT_BLOCK_SIZE)
+                .or(MX_BLOCK)
                 .map_err(wrong("block_size", "an integer"))?,
         })
     }

@@ -48,15 +48,10 @@ use super::build::{custom_call, s64_scalar_literal, tuple_constant};
 use super::{Candidate, Legalizer, OriginalScope, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module, PrimitiveType};
 use crate::neuron::config::{BlockScaledDotConfig, ConfigError, Field, MxType};
+use crate::neuron::{BLOCK_SCALED_DOT, MX_BLOCK};
 use crate::util::clip;
 
 pub const NAME: &str = "legalize-scaled-matmul";
-
-/// The matched target (the seed's `compare("__op$block_scaled_dot")`).
-const TARGET: &str = crate::neuron::BLOCK_SCALED_DOT;
-
-/// The MX block size the kernel is told (the seed's seventh scalar).
-const BLOCK_SIZE: i64 = 32;
 
 pub struct LegalizeScaledMatmul;
 
@@ -71,7 +66,7 @@ pub struct Rewrite {
 impl Legalizer for LegalizeScaledMatmul {
     const NAME: &'static str = NAME;
     const SCOPE: OriginalScope = OriginalScope::Entry;
-    const TARGETS: &'static [&'static str] = &[TARGET];
+    const TARGETS: &'static [&'static str] = &[BLOCK_SCALED_DOT];
     type Rewrite = Rewrite;
 
     fn check(call: Candidate, _: &mut PassContext) -> Result<Option<Rewrite>, PassError> {
@@ -85,7 +80,7 @@ impl Legalizer for LegalizeScaledMatmul {
 
         if instr.operands().len() != 4 {
             return Err(bad(format!(
-                "{TARGET} must have exactly 4 operands (lhs, rhs, lhs_scale, rhs_scale), found {}",
+                "{BLOCK_SCALED_DOT} must have exactly 4 operands (lhs, rhs, lhs_scale, rhs_scale), found {}",
                 instr.operands().len()
             )));
         }
@@ -94,7 +89,7 @@ impl Legalizer for LegalizeScaledMatmul {
             Some(PrimitiveType::Bf16) => "bf16",
             _ => {
                 return Err(bad(format!(
-                    "{TARGET} result must be an f32 or bf16 array, found {}",
+                    "{BLOCK_SCALED_DOT} result must be an f32 or bf16 array, found {}",
                     instr.shape.to_text(false)
                 )))
             }
@@ -104,13 +99,13 @@ impl Legalizer for LegalizeScaledMatmul {
             let operand = c.instr(instr.operand(if side == "lhs" { 0 } else { 1 }));
             let Some(array) = operand.shape.as_array() else {
                 return Err(bad(format!(
-                    "{TARGET} {side} must be an array, found {}",
+                    "{BLOCK_SCALED_DOT} {side} must be an array, found {}",
                     operand.shape.to_text(false)
                 )));
             };
             if array.dims.is_empty() {
                 return Err(bad(format!(
-                    "{TARGET} {side} must have a dimension to contract, found the scalar {}",
+                    "{BLOCK_SCALED_DOT} {side} must have a dimension to contract, found the scalar {}",
                     operand.shape.to_text(false)
                 )));
             }
@@ -165,7 +160,8 @@ impl Legalizer for LegalizeScaledMatmul {
                 .first()
                 .copied()
                 .unwrap_or(rhs_rank - 1),
-            BLOCK_SIZE,
+            // The block size the kernel is told (the seed's seventh scalar).
+            MX_BLOCK,
         ];
         Ok(Some(Rewrite {
             id,
@@ -200,7 +196,7 @@ fn apply(module: &mut Module, comp: CompId, r: Rewrite, ctx: &mut PassContext) {
     );
     let call = module.add_instruction(comp, call);
     log::debug!(
-        "{NAME}: {old_name}: {TARGET} -> {} (meta {:?})",
+        "{NAME}: {old_name}: {BLOCK_SCALED_DOT} -> {} (meta {:?})",
         r.target,
         r.meta
     );
@@ -210,7 +206,7 @@ fn apply(module: &mut Module, comp: CompId, r: Rewrite, ctx: &mut PassContext) {
         comp,
         r.id,
         format!(
-            "{TARGET} -> {} (ranks {lr}/{rr}, batch {lb}/{rb}, contracting {lc}/{rc}, block {bs})",
+            "{BLOCK_SCALED_DOT} -> {} (ranks {lr}/{rr}, batch {lb}/{rb}, contracting {lc}/{rc}, block {bs})",
             r.target
         ),
     );

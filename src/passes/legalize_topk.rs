@@ -25,11 +25,9 @@
 use super::build::{check_index_length, custom_call, s64_iota};
 use super::{Candidate, Legalizer, OriginalScope, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, InstrId, Module};
-use crate::neuron::{decimal_config, dtype_suffix, is_integer_text};
+use crate::neuron::{decimal_config, dtype_suffix, is_integer_text, TOPK};
 
 pub const NAME: &str = "legalize-topk";
-
-const TARGET: &str = crate::neuron::TOPK;
 
 pub struct LegalizeTopK;
 
@@ -47,7 +45,7 @@ pub struct Rewrite {
 impl Legalizer for LegalizeTopK {
     const NAME: &'static str = NAME;
     const SCOPE: OriginalScope = OriginalScope::Entry;
-    const TARGETS: &'static [&'static str] = &[TARGET];
+    const TARGETS: &'static [&'static str] = &[TOPK];
     type Rewrite = Rewrite;
 
     fn check(call: Candidate, ctx: &mut PassContext) -> Result<Option<Rewrite>, PassError> {
@@ -62,7 +60,7 @@ impl Legalizer for LegalizeTopK {
             return Err(PassError::bad_input(
                 NAME,
                 &instr.name,
-                format!("{TARGET} takes exactly one operand (the input); found none"),
+                format!("{TOPK} takes exactly one operand (the input); found none"),
             ));
         };
         let input_shape = &c.instr(input).shape;
@@ -70,18 +68,20 @@ impl Legalizer for LegalizeTopK {
         let Some(suffix) = dtype_suffix(et) else {
             return call.skip(
                 ctx,
-                format!("{TARGET} with input type {et} has no TopK kernel (F16, F32 or BF16); left alone"),
+                format!(
+                    "{TOPK} with input type {et} has no TopK kernel (F16, F32 or BF16); left alone"
+                ),
             );
         };
         if instr.api_version() == ApiVersion::TypedFfi {
-            return call.skip_typed_ffi(ctx, TARGET, "k");
+            return call.skip_typed_ffi(ctx, TOPK, "k");
         }
         if instr.operands().len() != 1 {
             return Err(PassError::bad_input(
                 NAME,
                 &instr.name,
                 format!(
-                    "{TARGET} takes exactly one operand (the input); found {}",
+                    "{TOPK} takes exactly one operand (the input); found {}",
                     instr.operands().len()
                 ),
             ));
@@ -91,20 +91,20 @@ impl Legalizer for LegalizeTopK {
                 NAME,
                 &instr.name,
                 format!(
-                    "{TARGET} needs its input to be an array of rank >= 1 (top-k runs over its \
+                    "{TOPK} needs its input to be an array of rank >= 1 (top-k runs over its \
                          minor dimension); found {}",
                     input_shape.to_text(true)
                 ),
             ));
         };
-        check_index_length(NAME, instr, TARGET, n)?;
+        check_index_length(NAME, instr, TOPK, n)?;
         let config = instr.backend_config();
         let out_of_range = || {
             PassError::bad_input(
                 NAME,
                 &instr.name,
                 format!(
-                    "{TARGET} needs k (backend_config) in the int32 range [{}, {}]; found {config}",
+                    "{TOPK} needs k (backend_config) in the int32 range [{}, {}]; found {config}",
                     i32::MIN,
                     i32::MAX
                 ),
@@ -117,7 +117,7 @@ impl Legalizer for LegalizeTopK {
             return Err(PassError::bad_input(
                     NAME,
                     &instr.name,
-                    format!("{TARGET} needs backend_config to be k as a bare base-10 integer; found {config:?}"),
+                    format!("{TOPK} needs backend_config to be k as a bare base-10 integer; found {config:?}"),
                 ));
         };
         let Ok(k) = i32::try_from(k) else {
@@ -153,7 +153,7 @@ fn apply(module: &mut Module, r: Rewrite, ctx: &mut PassContext) {
     let call = custom_call(shape, [input, index], &target, "", ApiVersion::Original);
     let call = module.add_instruction(comp, call);
     log::debug!(
-        "{NAME}: {} ({TARGET}, k = {k}) -> {} ({target}) with an s64[{n}] index",
+        "{NAME}: {} ({TOPK}, k = {k}) -> {} ({target}) with an s64[{n}] index",
         module.comp(comp).instr(id).name,
         module.comp(comp).instr(call).name
     );
@@ -161,7 +161,7 @@ fn apply(module: &mut Module, r: Rewrite, ctx: &mut PassContext) {
         module,
         comp,
         id,
-        format!("{TARGET} -> {target} (k = {k} dropped, s64[{n}] index)"),
+        format!("{TOPK} -> {target} (k = {k} dropped, s64[{n}] index)"),
     );
     module.replace_instruction(comp, id, call);
 }
