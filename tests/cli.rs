@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn hlo_opt() -> Command {
@@ -480,6 +481,25 @@ fn help_names_the_eval_command() {
     assert!(help.contains("eval"), "{help}");
 }
 
+/// The files of a dump directory, sorted.
+fn dump_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The dumps of the default pipeline on examples/softmax_vjp_f32.hlo: the
+/// input, then the two raises, which change the module (the 7 passes
+/// before them find nothing; add-logit-output finds no output softmax).
+const SOFTMAX_VJP_DUMPS: [&str; 3] = [
+    "00.input.hlo",
+    "07.native-to-custom-softmax-dx.hlo",
+    "08.native-to-custom-softmax.hlo",
+];
+
 /// `--dump-dir` writes the input and the module after each pass that
 /// changed it, in run order, each a module that reads back.
 #[test]
@@ -499,21 +519,10 @@ fn dump_dir_writes_the_module_after_each_pass_that_changed_it() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut names: Vec<String> = std::fs::read_dir(&dumps)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = dump_names(&dumps);
     // The default pipeline: 7 passes before the two raises, which change
     // the module; add-logit-output finds no output softmax.
-    assert_eq!(
-        names,
-        [
-            "00.input.hlo",
-            "07.native-to-custom-softmax-dx.hlo",
-            "08.native-to-custom-softmax.hlo"
-        ]
-    );
+    assert_eq!(names, SOFTMAX_VJP_DUMPS);
     let last = std::fs::read_to_string(dumps.join("08.native-to-custom-softmax.hlo")).unwrap();
     let final_out = std::fs::read_to_string(dir.path().join("out.hlo")).unwrap();
     assert_eq!(last, final_out);
@@ -546,19 +555,8 @@ fn dump_dir_and_check_numerics_observe_one_run() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    let mut names: Vec<String> = std::fs::read_dir(&dumps)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(
-        names,
-        [
-            "00.input.hlo",
-            "07.native-to-custom-softmax-dx.hlo",
-            "08.native-to-custom-softmax.hlo"
-        ]
-    );
+    let names = dump_names(&dumps);
+    assert_eq!(names, SOFTMAX_VJP_DUMPS);
     for pass in ["native-to-custom-softmax-dx", "native-to-custom-softmax"] {
         assert!(
             stderr.contains(&format!(

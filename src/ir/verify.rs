@@ -15,7 +15,7 @@
 use super::instruction::AttrValue;
 use super::module::StackFrame;
 use super::{CompId, Computation, InstrId, Instruction, Module, Opcode, Shape, SourcePos};
-use crate::util::FxSet;
+use crate::util::{par_map, FxSet};
 use std::fmt;
 use std::hash::BuildHasher;
 
@@ -65,20 +65,20 @@ fn verify_computations(module: &Module, check: impl Fn(CompId) -> bool) -> Resul
         .computations()
         .filter(|&(cid, _)| check(cid))
         .collect();
-    if instructions_hold_in_parallel(module, &checked) {
-        check_module_header(module)?;
-        let mut comp_names: FxSet<&str> = FxSet::default();
-        for (_, comp) in module.computations() {
-            check_computation_name(&mut comp_names, comp)?;
-        }
-        return check_module_whole(module);
-    }
+    // Found to hold on several threads, the instructions are not checked
+    // again below; otherwise they are, in order.
+    let in_order = !instructions_hold_in_parallel(module, &checked);
     check_module_header(module)?;
-    let mut names = SeenNames::new(checked.iter().map(|(_, c)| c.instruction_count()).sum());
+    let capacity = if in_order {
+        checked.iter().map(|(_, c)| c.instruction_count()).sum()
+    } else {
+        0
+    };
+    let mut names = SeenNames::new(capacity);
     let mut comp_names: FxSet<&str> = FxSet::default();
     for (cid, comp) in module.computations() {
         check_computation_name(&mut comp_names, comp)?;
-        if check(cid) {
+        if in_order && check(cid) {
             check_computation(module, cid, comp, &mut names)?;
         }
     }
@@ -120,25 +120,18 @@ fn instructions_hold_in_parallel(module: &Module, checked: &[(CompId, &Computati
             start = i + 1;
         }
     }
-    let seen: Vec<Option<FxSet<u64>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = runs
-            .iter()
-            .map(|run| {
-                scope.spawn(move || {
-                    let mut names =
-                        SeenNames::new(run.iter().map(|(_, c)| c.instruction_count()).sum());
-                    for &(cid, comp) in *run {
-                        check_computation(module, cid, comp, &mut names).ok()?;
-                    }
-                    Some(names.hashes)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
+    let seen = par_map(
+        &runs,
+        true,
+        || (),
+        |_, _, run| {
+            let mut names = SeenNames::new(run.iter().map(|(_, c)| c.instruction_count()).sum());
+            for &(cid, comp) in *run {
+                check_computation(module, cid, comp, &mut names).ok()?;
+            }
+            Some(names.hashes)
+        },
+    );
     let Some(seen) = seen.into_iter().collect::<Option<Vec<_>>>() else {
         return false;
     };
