@@ -5,7 +5,7 @@
 use super::err;
 use super::messages::*;
 use super::read_frames::Frames;
-use super::read_metadata::{append_unprinted_metadata, DeferredMetadata, MetaView};
+use super::read_metadata::{append_unprinted_metadata, DeferredMetadata, MetaView, MetadataCache};
 use super::read_order::post_order;
 use super::read_scan::{CompData, IdIndex, Scan};
 use super::read_shape::shape_from_proto;
@@ -63,6 +63,7 @@ pub(super) struct Reader<'c> {
     pub(super) payloads: &'c [Vec<u8>],
     /// The message each instruction is decoded into, reused.
     pub(super) scratch: HloInstructionProto,
+    pub(super) metadata: MetadataCache,
 }
 
 impl<'c> Reader<'c> {
@@ -81,6 +82,7 @@ impl<'c> Reader<'c> {
             schedule: module.schedule.as_ref(),
             payloads: &module.payloads,
             scratch: HloInstructionProto::default(),
+            metadata: MetadataCache::default(),
         }
     }
 
@@ -269,7 +271,8 @@ impl<'c> Reader<'c> {
     ) -> Result<Converted, ProtoError> {
         let n = scans.len();
         let mut out = Converted {
-            text: String::with_capacity(n * 96),
+            // Names mostly: metadata is shared (`MetadataCache`).
+            text: String::with_capacity(n * 24),
             ids: vec![None; n],
             types: vec![0; n],
             pending: Vec::with_capacity(n),
@@ -344,7 +347,9 @@ impl<'c> Reader<'c> {
     }
 
     /// The IR's instructions, their strings slices of one shared buffer.
-    fn materialize(&mut self, name: &str, pending: Vec<Pending>, text: String) -> Computation {
+    fn materialize(&mut self, name: &str, pending: Vec<Pending>, mut text: String) -> Computation {
+        // The buffer lives as long as the module.
+        text.shrink_to_fit();
         let buf = Arc::new(text);
         let mut comp = Computation::with_capacity(name, pending.len());
         for pend in pending {

@@ -170,7 +170,7 @@ impl Reader<'_> {
     }
 
     fn metadata_attr(
-        &self,
+        &mut self,
         a: &mut Attrs<'_>,
         p: &HloInstructionProto,
         meta: Option<MetaView<'_>>,
@@ -182,9 +182,11 @@ impl Reader<'_> {
                 0
             };
             if m.has_text() {
-                let deferred = m.deferred(sf, a.text);
-                a.list
-                    .push(("metadata", PVal::Metadata(Box::new(deferred))));
+                let value = match self.metadata.get(&m, sf) {
+                    Some(shared) => PVal::Value(shared),
+                    None => PVal::Metadata(Box::new(m.deferred(sf, a.text))),
+                };
+                a.list.push(("metadata", value));
             }
         }
         Ok(())

@@ -58,6 +58,8 @@ pub(crate) struct MetaView<'a> {
     pub(super) deduplicated_name: &'a str,
     pub(super) scheduling_name: &'a str,
     pub(super) stack_frame_id: i32,
+    /// The encoded message it was read from in place, if it was.
+    pub(super) encoded: &'a [u8],
 }
 
 impl<'a> MetaView<'a> {
@@ -74,13 +76,17 @@ impl<'a> MetaView<'a> {
             deduplicated_name: &m.deduplicated_name,
             scheduling_name: &m.scheduling_name,
             stack_frame_id: m.stack_frame_id,
+            encoded: &[],
         }
     }
 
     /// Reads an encoded `OpMetadata` in place; `None` if it has anything
     /// else (or is malformed): prost then decodes it, errors included.
     pub(super) fn parse(mut b: &'a [u8]) -> Option<MetaView<'a>> {
-        let mut v = MetaView::default();
+        let mut v = MetaView {
+            encoded: b,
+            ..MetaView::default()
+        };
         while !b.is_empty() {
             let (tag, wt) = decode_key(&mut b).ok()?;
             match (tag, wt) {
@@ -145,6 +151,24 @@ impl<'a> MetaView<'a> {
         }
     }
 
+    /// The metadata as a value of its own, its strings copied: one shared
+    /// by every instruction with the same (see [`MetadataCache`]).
+    pub(super) fn value(&self, stack_frame_id: i64) -> AttrValue {
+        AttrValue::Metadata(typed(crate::ir::attrs::OpMetadata {
+            op_type: self.op_type.into(),
+            op_name: self.op_name.into(),
+            source_file: self.source_file.into(),
+            source_line: self.source_line,
+            source_end_line: self.source_end_line,
+            source_column: self.source_column,
+            source_end_column: self.source_end_column,
+            profile_type: self.profile_type.to_vec(),
+            deduplicated_name: self.deduplicated_name.into(),
+            scheduling_name: self.scheduling_name.into(),
+            stack_frame_id: stack_frame_id as i32,
+        }))
+    }
+
     pub(super) fn has_text(&self) -> bool {
         !self.op_type.is_empty()
             || !self.op_name.is_empty()
@@ -157,6 +181,42 @@ impl<'a> MetaView<'a> {
             || !self.deduplicated_name.is_empty()
             || !self.scheduling_name.is_empty()
             || self.stack_frame_id != 0
+    }
+}
+
+/// Metadata values by their encoded message and stack frame: modules
+/// repeat a few hundred metadata over hundreds of thousands of
+/// instructions, so each distinct one is built once per reader thread, as
+/// the text reader shares one value per distinct text.
+#[derive(Default)]
+pub(super) struct MetadataCache {
+    values: crate::util::FxMap<Box<[u8]>, AttrValue>,
+    key: Vec<u8>,
+}
+
+/// Distinct metadata a cache keeps at most: past it (every instruction's
+/// own, say) the rest is read as before, into the computation's buffer.
+const CACHED_METADATA: usize = 1 << 14;
+
+impl MetadataCache {
+    /// The shared value of `m` with stack frame `sf`, if it was read in
+    /// place and the cache has or takes it.
+    pub(super) fn get(&mut self, m: &MetaView<'_>, sf: i64) -> Option<AttrValue> {
+        if m.encoded.is_empty() {
+            return None;
+        }
+        self.key.clear();
+        self.key.extend_from_slice(&sf.to_le_bytes());
+        self.key.extend_from_slice(m.encoded);
+        if let Some(v) = self.values.get(&self.key[..]) {
+            return Some(v.clone());
+        }
+        if self.values.len() >= CACHED_METADATA {
+            return None;
+        }
+        let v = m.value(sf);
+        self.values.insert(self.key.as_slice().into(), v.clone());
+        Some(v)
     }
 }
 

@@ -71,11 +71,7 @@ impl std::error::Error for WriteError {}
 /// message's unknown fields last).
 pub fn write_module_proto(module: &Module, out: &mut dyn std::io::Write) -> Result<(), WriteError> {
     let writer = Writer::new(module).map_err(WriteError::Proto)?;
-    let mut sink = Stream {
-        out,
-        comp: Vec::new(),
-        io: None,
-    };
+    let mut sink = Stream { out, io: None };
     let r = writer.module(&mut sink);
     if let Some(e) = sink.io.take() {
         return Err(WriteError::Io(e));
@@ -131,7 +127,7 @@ impl<'m> Writer<'m> {
     /// made (its instructions one by one), so that only one instruction's
     /// message exists at a time when the sink encodes them. Returns the
     /// module's own fields, with no computations.
-    fn module(&self, sink: &mut dyn CompSink) -> Result<HloModuleProto, ProtoError> {
+    fn module<S: CompSink>(&self, sink: &mut S) -> Result<HloModuleProto, ProtoError> {
         let m = self.module;
         let mut p = HloModuleProto::default();
         // The fields a proto it was read from had and the IR does not model.
@@ -159,7 +155,7 @@ impl<'m> Writer<'m> {
             Some(f) => self.proto_frame_ids(f, &ids)?,
             None => None,
         };
-        let schedule = self.write_computations(sink, ids, frame_ids.as_deref())?;
+        let schedule = self.write_computations(sink, &ids, frame_ids.as_deref())?;
         if self.scheduled() {
             p.schedule = Some(schedule);
         }

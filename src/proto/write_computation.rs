@@ -10,36 +10,132 @@ use super::to_proto::Writer;
 use super::write_async::Wrapped;
 use super::write_ids::{InstrIds, ModuleInstrIds};
 use super::write_shape::shape_to_proto;
-use super::write_sink::CompSink;
+use super::write_sink::{CompEncoder, CompSink};
 use super::ProtoError;
 use crate::ir::{CompId, Computation, InstrId, Opcode};
-use crate::util::FxSet;
+use crate::util::{par_map, FxSet};
+
+/// Instructions a batch of computations encoded together holds, about.
+const WRITE_BATCH: usize = 32_768;
+/// Modules smaller than this are encoded on one thread.
+const PARALLEL_WRITE: usize = 100_000;
+
+/// A computation to write, and its instructions' stack frame ids in the
+/// proto it was read from, if kept.
+struct Job<'a> {
+    what: JobKind<'a>,
+    ids: &'a InstrIds,
+    frames: Option<&'a [i32]>,
+}
+
+enum JobKind<'a> {
+    /// The computation of an async op written as sugar.
+    Wrapped(&'a Wrapped),
+    Module {
+        id: CompId,
+        is_fusion: bool,
+    },
+}
+
+impl Job<'_> {
+    fn instruction_count(&self) -> usize {
+        self.ids.order.len()
+    }
+}
+
+/// An encoded computation and its sequence in the schedule, if any.
+type Encoded<P> = (P, Option<(i64, InstructionSequence)>);
 
 impl Writer<'_> {
     /// Hands each computation to `sink` in writing order, those of its
-    /// async sugar first (callees first); returns the schedule.
-    pub(super) fn write_computations(
+    /// async sugar first (callees first); returns the schedule. A large
+    /// module's computations are encoded on every core a batch at a time,
+    /// and handed over in order: the bytes are the same, and memory holds
+    /// one batch.
+    pub(super) fn write_computations<S: CompSink>(
         &self,
-        sink: &mut dyn CompSink,
-        mut ids: ModuleInstrIds,
+        sink: &mut S,
+        ids: &ModuleInstrIds,
         frame_ids: Option<&[Vec<i32>]>,
-    ) -> Result<HloScheduleProto, ProtoError> {
-        let fusion_called = self.fusion_computations();
+    ) -> Result<HloScheduleProto, ProtoError>
+    where
+        Self: Sync,
+    {
+        let jobs = self.jobs(ids, frame_ids)?;
+        let parallel = self.module.instruction_count() >= PARALLEL_WRITE;
         let mut schedule = HloScheduleProto::default();
+        let mut rest = jobs.as_slice();
+        while !rest.is_empty() {
+            let mut n = 0;
+            let mut count = 0;
+            while count < WRITE_BATCH && n < rest.len() {
+                count += rest.get(n).map_or(0, Job::instruction_count);
+                n += 1;
+            }
+            let (batch, after) = rest.split_at(n);
+            rest = after;
+            let encoded = par_map(batch, parallel, S::Encoder::default, |enc, _, job| {
+                self.encode_job(enc, job)
+            });
+            for piece in encoded {
+                let (piece, sequence) = piece?;
+                if let Some((id, seq)) = sequence {
+                    schedule.sequences.insert(id, seq);
+                }
+                sink.computation(piece)?;
+            }
+        }
+        Ok(schedule)
+    }
+
+    /// The computations in writing order, each with its frame ids.
+    fn jobs<'a>(
+        &'a self,
+        ids: &'a ModuleInstrIds,
+        frame_ids: Option<&'a [Vec<i32>]>,
+    ) -> Result<Vec<Job<'a>>, ProtoError> {
+        let fusion_called = self.fusion_computations();
         let mut frame_lists = frame_ids.map(|ids| ids.iter());
         let mut next_frames = || -> Option<&[i32]> { frame_lists.as_mut()?.next().map(|f| &f[..]) };
+        let mut jobs = Vec::new();
         for id in self.comp_order() {
             for (w, w_ids) in self.wrapped.iter().zip(&ids.wrapped) {
                 if w.caller == id {
-                    self.write_wrapped(sink, w, w_ids, next_frames(), &mut schedule)?;
+                    jobs.push(Job {
+                        what: JobKind::Wrapped(w),
+                        ids: w_ids,
+                        frames: next_frames(),
+                    });
                 }
             }
             let frames = next_frames();
-            let comp_ids = ids.comps.remove(&id).expect("every computation");
-            let is_fusion = fusion_called.contains(&id);
-            self.write_computation(sink, id, &comp_ids, frames, is_fusion, &mut schedule)?;
+            let comp_ids = ids
+                .comps
+                .get(&id)
+                .ok_or_else(|| ProtoError::new("a computation without ids"))?;
+            jobs.push(Job {
+                what: JobKind::Module {
+                    id,
+                    is_fusion: fusion_called.contains(&id),
+                },
+                ids: comp_ids,
+                frames,
+            });
         }
-        Ok(schedule)
+        Ok(jobs)
+    }
+
+    fn encode_job<E: CompEncoder>(
+        &self,
+        enc: &mut E,
+        job: &Job,
+    ) -> Result<Encoded<E::Piece>, ProtoError> {
+        match job.what {
+            JobKind::Wrapped(w) => self.write_wrapped(enc, w, job.ids, job.frames),
+            JobKind::Module { id, is_fusion } => {
+                self.write_computation(enc, id, job.ids, job.frames, is_fusion)
+            }
+        }
     }
 
     /// The computations fusions call.
@@ -56,22 +152,21 @@ impl Writer<'_> {
     }
 
     /// The computation of an async op written as sugar.
-    fn write_wrapped(
+    fn write_wrapped<E: CompEncoder>(
         &self,
-        sink: &mut dyn CompSink,
+        enc: &mut E,
         w: &Wrapped,
         ids: &InstrIds,
         frames: Option<&[i32]>,
-        schedule: &mut HloScheduleProto,
-    ) -> Result<(), ProtoError> {
+    ) -> Result<Encoded<E::Piece>, ProtoError> {
         let mut cp = HloComputationProto::default();
         cp.name = w.comp.name.to_string();
         cp.id = w.id;
-        sink.begin_computation(&cp.name)?;
+        enc.begin(&cp.name);
         for (k, &i) in ids.order.iter().enumerate() {
             let mut ip = self.instruction_in(&w.comp, i, ids)?;
             set_frame(&mut ip, frames.and_then(|f| f.get(k)));
-            sink.instruction(&ip)?;
+            enc.instruction(&ip);
         }
         let root = w.comp.root();
         cp.root_id = ids.ids[&root];
@@ -79,28 +174,25 @@ impl Writer<'_> {
         if let Some(t) = &w.thread {
             cp.execution_thread = t.clone();
         }
-        if self.scheduled() {
-            schedule.sequences.insert(w.id, sequence(&ids.order, ids));
-        }
-        sink.end_computation(cp)
+        let seq = self.scheduled().then(|| (w.id, sequence(&ids.order, ids)));
+        Ok((enc.end(cp), seq))
     }
 
-    fn write_computation(
+    fn write_computation<E: CompEncoder>(
         &self,
-        sink: &mut dyn CompSink,
+        enc: &mut E,
         id: CompId,
         ids: &InstrIds,
         frames: Option<&[i32]>,
         is_fusion: bool,
-        schedule: &mut HloScheduleProto,
-    ) -> Result<(), ProtoError> {
+    ) -> Result<Encoded<E::Piece>, ProtoError> {
         let comp = self.module.comp(id);
         let cid = self.comp_ids[&id];
         let mut cp = HloComputationProto::default();
         cp.unknown = comp.proto_unknown_own().to_vec();
         cp.name = comp.name.to_string();
         cp.id = cid;
-        sink.begin_computation(&cp.name)?;
+        enc.begin(&cp.name);
         for (k, &i) in ids.order.iter().enumerate() {
             let mut ip = self.instruction_in(comp, i, ids)?;
             if comp.instr(i).opcode == Opcode::AsyncStart {
@@ -109,7 +201,7 @@ impl Writer<'_> {
                 }
             }
             set_frame(&mut ip, frames.and_then(|f| f.get(k)));
-            sink.instruction(&ip)?;
+            enc.instruction(&ip);
         }
         let root = comp
             .root_opt()
@@ -120,14 +212,10 @@ impl Writer<'_> {
         if let Some(t) = &comp.execution_thread {
             cp.execution_thread = t.to_string();
         }
-        if self.scheduled() && !is_fusion {
-            // The schedule, which may differ from the proto's own order of
-            // a module read from one.
-            schedule
-                .sequences
-                .insert(cid, sequence(&comp.schedule(), ids));
-        }
-        sink.end_computation(cp)
+        // The schedule, which may differ from the proto's own order of a
+        // module read from one.
+        let seq = (self.scheduled() && !is_fusion).then(|| (cid, sequence(&comp.schedule(), ids)));
+        Ok((enc.end(cp), seq))
     }
 }
 

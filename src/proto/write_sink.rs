@@ -1,55 +1,81 @@
-//! Where the writer hands each computation and its instructions: a whole
-//! message ([`Collect`]), or bytes encoded as they come ([`Stream`]).
+//! Where the writer hands each computation: a whole message ([`Collect`]),
+//! or bytes encoded as they come ([`Stream`]). Computations are encoded
+//! apart (on several threads for a large module) by a sink's
+//! [`CompEncoder`], and handed to the sink in writing order.
 
 use super::messages::*;
 use super::ProtoError;
 use prost::Message;
 
-/// Where [`Writer::module`] hands each computation and its instructions.
+/// Where [`Writer::module`](super::to_proto::Writer) hands each
+/// computation, in writing order.
 pub(super) trait CompSink {
+    /// One computation, encoded.
+    type Piece: Send;
+    /// What encodes one computation: made once per thread.
+    type Encoder: CompEncoder<Piece = Self::Piece> + Default;
     /// The module's name and entry name are known.
     fn start(&mut self, module: &HloModuleProto) -> Result<(), ProtoError>;
-    fn begin_computation(&mut self, name: &str) -> Result<(), ProtoError>;
-    fn instruction(&mut self, ip: &HloInstructionProto) -> Result<(), ProtoError>;
-    /// The computation's other fields (its `instructions` empty).
-    fn end_computation(&mut self, cp: HloComputationProto) -> Result<(), ProtoError>;
+    fn computation(&mut self, piece: Self::Piece) -> Result<(), ProtoError>;
 }
 
-/// Builds the whole message ([`module_to_proto`]).
+/// Encodes one computation: its name, its instructions one by one, then
+/// its other fields.
+pub(super) trait CompEncoder {
+    type Piece;
+    fn begin(&mut self, name: &str);
+    fn instruction(&mut self, ip: &HloInstructionProto);
+    /// The computation's other fields (its `instructions` empty).
+    fn end(&mut self, cp: HloComputationProto) -> Self::Piece;
+}
+
+/// Builds the whole message ([`module_to_proto`](super::to_proto::module_to_proto)).
 #[derive(Default)]
 pub(super) struct Collect {
-    instrs: Vec<HloInstructionProto>,
     pub(super) done: Vec<HloComputationProto>,
 }
 
+#[derive(Default)]
+pub(super) struct CollectComputation {
+    instrs: Vec<HloInstructionProto>,
+}
+
 impl CompSink for Collect {
+    type Piece = HloComputationProto;
+    type Encoder = CollectComputation;
+
     fn start(&mut self, _: &HloModuleProto) -> Result<(), ProtoError> {
         Ok(())
     }
 
-    fn begin_computation(&mut self, _: &str) -> Result<(), ProtoError> {
-        Ok(())
-    }
-
-    fn instruction(&mut self, ip: &HloInstructionProto) -> Result<(), ProtoError> {
-        self.instrs.push(ip.clone());
-        Ok(())
-    }
-
-    fn end_computation(&mut self, mut cp: HloComputationProto) -> Result<(), ProtoError> {
-        cp.instructions = std::mem::take(&mut self.instrs);
+    fn computation(&mut self, cp: HloComputationProto) -> Result<(), ProtoError> {
         self.done.push(cp);
         Ok(())
     }
 }
 
-/// Encodes as it goes ([`write_module_proto`]): a computation's bytes are
-/// its name, each instruction as it comes, then its other fields; the
-/// module's, its name and entry name, the computations, then the rest.
-/// The same bytes as encoding the whole message, as fields go in tag order.
+impl CompEncoder for CollectComputation {
+    type Piece = HloComputationProto;
+
+    fn begin(&mut self, _: &str) {}
+
+    fn instruction(&mut self, ip: &HloInstructionProto) {
+        self.instrs.push(ip.clone());
+    }
+
+    fn end(&mut self, mut cp: HloComputationProto) -> HloComputationProto {
+        cp.instructions = std::mem::take(&mut self.instrs);
+        cp
+    }
+}
+
+/// Encodes as it goes ([`write_module_proto`](super::to_proto::write_module_proto)):
+/// a computation's bytes are its name, each instruction as it comes, then
+/// its other fields; the module's, its name and entry name, the
+/// computations, then the rest. The same bytes as encoding the whole
+/// message, as fields go in tag order.
 pub(super) struct Stream<'w> {
     pub(super) out: &'w mut dyn std::io::Write,
-    pub(super) comp: Vec<u8>,
     /// The writer's failure, reported as such.
     pub(super) io: Option<std::io::Error>,
 }
@@ -64,7 +90,24 @@ impl Stream<'_> {
     }
 }
 
+/// A computation as the module's field 3: key, length, then the bytes.
+#[derive(Default)]
+pub(super) struct EncodedComputation {
+    bytes: Vec<u8>,
+    /// The last computation's size: room to start the next one with.
+    last_len: usize,
+}
+
+/// An encoded computation: `bytes[start..]` are its field of the module.
+pub(super) struct Piece {
+    bytes: Vec<u8>,
+    start: usize,
+}
+
 impl CompSink for Stream<'_> {
+    type Piece = Piece;
+    type Encoder = EncodedComputation;
+
     fn start(&mut self, module: &HloModuleProto) -> Result<(), ProtoError> {
         let mut head = Vec::new();
         if !module.name.is_empty() {
@@ -76,29 +119,45 @@ impl CompSink for Stream<'_> {
         self.write(&head)
     }
 
-    fn begin_computation(&mut self, name: &str) -> Result<(), ProtoError> {
-        self.comp.clear();
+    fn computation(&mut self, piece: Piece) -> Result<(), ProtoError> {
+        self.write(piece.bytes.get(piece.start..).unwrap_or_default())
+    }
+}
+
+/// Room for the key (one byte) and length (at most ten) of a
+/// computation's field, written in front once the length is known.
+const HEAD_ROOM: usize = 11;
+
+impl CompEncoder for EncodedComputation {
+    type Piece = Piece;
+
+    fn begin(&mut self, name: &str) {
+        // Each piece keeps its buffer: the next starts one as large.
+        self.bytes = Vec::with_capacity(self.last_len.max(HEAD_ROOM));
+        self.bytes.resize(HEAD_ROOM, 0);
         if !name.is_empty() {
-            prost::encoding::string::encode(1, &name.to_string(), &mut self.comp);
+            prost::encoding::string::encode(1, &name.to_string(), &mut self.bytes);
         }
-        Ok(())
     }
 
-    fn instruction(&mut self, ip: &HloInstructionProto) -> Result<(), ProtoError> {
-        prost::encoding::message::encode(2, ip, &mut self.comp);
-        Ok(())
+    fn instruction(&mut self, ip: &HloInstructionProto) {
+        prost::encoding::message::encode(2, ip, &mut self.bytes);
     }
 
-    fn end_computation(&mut self, mut cp: HloComputationProto) -> Result<(), ProtoError> {
+    fn end(&mut self, mut cp: HloComputationProto) -> Piece {
         cp.name.clear();
-        cp.encode_raw(&mut self.comp);
-        let mut head = Vec::with_capacity(10);
+        cp.encode_raw(&mut self.bytes);
+        let mut head = Vec::with_capacity(HEAD_ROOM);
         prost::encoding::encode_key(3, prost::encoding::WireType::LengthDelimited, &mut head);
-        prost::encoding::encode_varint(self.comp.len() as u64, &mut head);
-        self.write(&head)?;
-        let comp = std::mem::take(&mut self.comp);
-        let r = self.write(&comp);
-        self.comp = comp;
-        r
+        prost::encoding::encode_varint((self.bytes.len() - HEAD_ROOM) as u64, &mut head);
+        let start = HEAD_ROOM - head.len();
+        if let Some(room) = self.bytes.get_mut(start..HEAD_ROOM) {
+            room.copy_from_slice(&head);
+        }
+        self.last_len = self.bytes.len();
+        Piece {
+            bytes: std::mem::take(&mut self.bytes),
+            start,
+        }
     }
 }
