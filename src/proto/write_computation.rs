@@ -74,8 +74,9 @@ impl Writer<'_> {
             }
             let (batch, after) = rest.split_at(n);
             rest = after;
-            let encoded = par_map(batch, parallel, S::Encoder::default, |enc, _, job| {
-                self.encode_job(enc, job)
+            let encoded = par_map(batch, parallel, Default::default, |state, _, job| {
+                let (enc, ip): &mut (S::Encoder, HloInstructionProto) = state;
+                self.encode_job(enc, ip, job)
             });
             for piece in encoded {
                 let (piece, sequence) = piece?;
@@ -125,15 +126,18 @@ impl Writer<'_> {
         Ok(jobs)
     }
 
+    /// Encodes a computation; `ip` is the message each instruction is
+    /// made in, reused.
     fn encode_job<E: CompEncoder>(
         &self,
         enc: &mut E,
+        ip: &mut HloInstructionProto,
         job: &Job,
     ) -> Result<Encoded<E::Piece>, ProtoError> {
         match job.what {
-            JobKind::Wrapped(w) => self.write_wrapped(enc, w, job.ids, job.frames),
+            JobKind::Wrapped(w) => self.write_wrapped(enc, ip, w, job.ids, job.frames),
             JobKind::Module { id, is_fusion } => {
-                self.write_computation(enc, id, job.ids, job.frames, is_fusion)
+                self.write_computation(enc, ip, id, job.ids, job.frames, is_fusion)
             }
         }
     }
@@ -155,6 +159,7 @@ impl Writer<'_> {
     fn write_wrapped<E: CompEncoder>(
         &self,
         enc: &mut E,
+        ip: &mut HloInstructionProto,
         w: &Wrapped,
         ids: &InstrIds,
         frames: Option<&[i32]>,
@@ -164,9 +169,9 @@ impl Writer<'_> {
         cp.id = w.id;
         enc.begin(&cp.name);
         for (k, &i) in ids.order.iter().enumerate() {
-            let mut ip = self.instruction_in(&w.comp, i, ids)?;
-            set_frame(&mut ip, frames.and_then(|f| f.get(k)));
-            enc.instruction(&ip);
+            self.instruction_in(&w.comp, i, ids, ip)?;
+            set_frame(ip, frames.and_then(|f| f.get(k)));
+            enc.instruction(ip);
         }
         let root = w.comp.root();
         cp.root_id = ids.ids[&root];
@@ -181,6 +186,7 @@ impl Writer<'_> {
     fn write_computation<E: CompEncoder>(
         &self,
         enc: &mut E,
+        ip: &mut HloInstructionProto,
         id: CompId,
         ids: &InstrIds,
         frames: Option<&[i32]>,
@@ -194,14 +200,14 @@ impl Writer<'_> {
         cp.id = cid;
         enc.begin(&cp.name);
         for (k, &i) in ids.order.iter().enumerate() {
-            let mut ip = self.instruction_in(comp, i, ids)?;
+            self.instruction_in(comp, i, ids, ip)?;
             if comp.instr(i).opcode == Opcode::AsyncStart {
                 if let Some(&w) = self.wrapped_of.get(&(id, i)) {
                     ip.called_computation_ids = vec![self.wrapped[w].id];
                 }
             }
-            set_frame(&mut ip, frames.and_then(|f| f.get(k)));
-            enc.instruction(&ip);
+            set_frame(ip, frames.and_then(|f| f.get(k)));
+            enc.instruction(ip);
         }
         let root = comp
             .root_opt()

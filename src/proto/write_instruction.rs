@@ -18,6 +18,7 @@ use super::ProtoError;
 use crate::ir::instruction::{AttrValue, ComparisonType};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Opcode, Payload};
 use crate::util::FxMap;
+use prost::Message;
 
 impl Writer<'_> {
     fn comp_id(&self, c: CompId) -> i64 {
@@ -30,21 +31,24 @@ impl Writer<'_> {
         comp: &Computation,
         i: InstrId,
         ids: &InstrIds,
-    ) -> Result<HloInstructionProto, ProtoError> {
-        self.instruction(comp, i, &ids.ids)
+        p: &mut HloInstructionProto,
+    ) -> Result<(), ProtoError> {
+        self.instruction(comp, i, &ids.ids, p)
             .map_err(|e| e.context(format!("{}: {}", comp.name, comp.instr(i).name)))
     }
 
-    /// An instruction's proto; `local` has the ids of the computation's
-    /// instructions.
+    /// An instruction's proto, into `p` (cleared first: one message is
+    /// reused for every instruction, its buffers kept); `local` has the ids
+    /// of the computation's instructions.
     fn instruction(
         &self,
         comp: &Computation,
         instr_id: InstrId,
         local: &FxMap<InstrId, i64>,
-    ) -> Result<HloInstructionProto, ProtoError> {
+        p: &mut HloInstructionProto,
+    ) -> Result<(), ProtoError> {
         let instr = comp.instr(instr_id);
-        let mut p = own_fields(comp, instr_id, local)?;
+        own_fields(comp, instr_id, local, p)?;
         let op = instr.opcode;
         if op == Opcode::Compare {
             let ty = comp.instr(instr.operand(0)).shape.element_type();
@@ -56,9 +60,9 @@ impl Writer<'_> {
         if op == Opcode::CustomCall {
             p.custom_call_api_version = 1; // API_VERSION_ORIGINAL unless written
         }
-        self.attrs_to_proto(&mut p, instr)?;
-        xla_defaults(&mut p, comp, instr_id);
-        Ok(p)
+        self.attrs_to_proto(p, instr)?;
+        xla_defaults(p, comp, instr_id);
+        Ok(())
     }
 
     /// The attributes' fields; those of an async op's sugar are the
@@ -114,22 +118,21 @@ fn own_fields(
     comp: &Computation,
     instr_id: InstrId,
     local: &FxMap<InstrId, i64>,
-) -> Result<HloInstructionProto, ProtoError> {
+    p: &mut HloInstructionProto,
+) -> Result<(), ProtoError> {
     let id = local[&instr_id];
     let instr = comp.instr(instr_id);
-    let mut p = HloInstructionProto::default();
+    p.clear();
     // Fields of a newer XLA it was read with, as they came.
-    p.unknown = comp.proto_unknown(instr_id).to_vec();
-    p.name = instr.name.to_string();
-    p.opcode = instr.opcode.name().to_string();
+    p.unknown.extend_from_slice(comp.proto_unknown(instr_id));
+    p.name.push_str(&instr.name);
+    p.opcode.push_str(instr.opcode.name());
     p.shape = Some(shape_to_proto(&instr.shape));
     p.id = id;
-    p.operand_ids = instr.operands().iter().map(|o| local[o]).collect();
-    p.control_predecessor_ids = instr
-        .control_predecessors()
-        .iter()
-        .map(|o| local[o])
-        .collect();
+    p.operand_ids
+        .extend(instr.operands().iter().map(|o| local[o]));
+    p.control_predecessor_ids
+        .extend(instr.control_predecessors().iter().map(|o| local[o]));
     p.metadata = Some(OpMetadata::default());
     p.frontend_attributes = Some(FrontendAttributes::default());
     p.statistics_viz = Some(StatisticsViz::default());
@@ -143,7 +146,7 @@ fn own_fields(
         }
         Payload::None => {}
     }
-    Ok(p)
+    Ok(())
 }
 
 /// What XLA's `ToProto` writes where the text says nothing: the group
