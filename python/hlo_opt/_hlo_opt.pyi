@@ -1,0 +1,82 @@
+"""Type stubs of the native module (see hlo_opt/__init__.py for the API)."""
+
+from typing import List, Optional, Sequence, Tuple, Union
+
+class Module:
+    """An HLO module, immutable: passes give a new one."""
+
+    @staticmethod
+    def from_text(text: str, file: str = "<string>") -> "Module":
+        """Parses and verifies HLO text; raises ParseError (file, line, column)."""
+    @staticmethod
+    def from_proto(data: bytes) -> "Module":
+        """Reads and verifies a binary HloModuleProto; raises ParseError."""
+    def to_text(self, short: bool = False) -> str:
+        """HLO text, as it was written or (short) in XLA's short form."""
+    def to_proto(self) -> bytes:
+        """The module as an encoded HloModuleProto."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def parameters(self) -> List[Tuple[str, str, str]]:
+        """The entry's parameters: (name, shape text, element type)."""
+    @property
+    def instruction_count(self) -> int: ...
+
+class PassInfo:
+    name: str
+    summary: str
+    default: bool
+    """Whether the default pipeline runs it."""
+
+class ReportEntryInfo:
+    kind: str
+    """'rewrote' or 'skipped'."""
+    computation: str
+    instruction: str
+    reason: str
+    """What changed (rewrote), or why the candidate was left (skipped)."""
+    text: str
+
+class PassReport:
+    name: str
+    changed: bool
+    time: float
+    """Seconds."""
+    entries: List[ReportEntryInfo]
+
+class OutputCheck:
+    name: str
+    shape: str
+    max_abs: float
+    max_rel: float
+    tolerance: float
+    ok: bool
+
+class PassCheckInfo:
+    name: str
+    changed: bool
+    how: str
+    outputs: List[OutputCheck]
+    unchecked: List[str]
+    table: str
+
+def list_passes() -> List[PassInfo]: ...
+def run(
+    module: Module,
+    passes: Union[None, str, Sequence[str]] = None,
+    all_computations: bool = False,
+    contract_checks: bool = True,
+) -> Tuple[Module, List[PassReport]]: ...
+def check_numerics(
+    module: Module,
+    passes: Union[None, str, Sequence[str]] = None,
+    seed: int = 0,
+    all_computations: bool = False,
+    accept_unchecked: bool = False,
+) -> List[PassCheckInfo]: ...
+def evaluate_raw(
+    module: Module,
+    inputs: Optional[List[Tuple[str, List[int], bytes]]] = None,
+    seed: int = 0,
+) -> List[Tuple[str, Tuple[str, List[int], bytes]]]: ...

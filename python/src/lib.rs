@@ -1,0 +1,614 @@
+//! `hlo_opt._hlo_opt`: the Python binding of hlo-opt. The public API is
+//! `hlo_opt/__init__.py`, which wraps this module (it turns numpy arrays
+//! into bytes and back, and defines the exceptions raised here).
+
+use hlo_opt::driver::check_numerics::{CheckConfig, CheckError, NumericsCheck, PassCheck};
+use hlo_opt::interp::array::{Array, Value};
+use hlo_opt::interp::npy::NpyArray;
+use hlo_opt::ir::verify::{verify, VerifyError};
+use hlo_opt::ir::{Module, PrintOptions};
+use hlo_opt::passes::{registry, PassError, PassRun, ReportEntry};
+use hlo_opt::text::ParseError;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
+use pyo3::types::{PyBytes, PyDict};
+
+/// An HLO module, immutable: passes give a new one.
+#[pyclass(name = "Module", module = "hlo_opt", frozen)]
+struct HloModule {
+    inner: Module,
+}
+
+#[pymethods]
+impl HloModule {
+    /// Parses and verifies HLO text; `file` names it in errors.
+    #[staticmethod]
+    #[pyo3(signature = (text, file = "<string>"))]
+    fn from_text(py: Python<'_>, text: &str, file: &str) -> PyResult<HloModule> {
+        let module = py
+            .detach(|| hlo_opt::text::parse_module(text, file))
+            .map_err(|e| parse_error(py, &e))?;
+        verified(py, module, file)
+    }
+
+    /// Reads and verifies a binary `HloModuleProto`.
+    #[staticmethod]
+    fn from_proto(py: Python<'_>, data: &[u8]) -> PyResult<HloModule> {
+        let module = py
+            .detach(|| hlo_opt::proto::read_module(data))
+            .map_err(|e| proto_error(py, &e.to_string()))?;
+        verified(py, module, "<proto>")
+    }
+
+    /// The module as HLO text: as it was written, or XLA's short form.
+    #[pyo3(signature = (short = false))]
+    fn to_text(&self, py: Python<'_>, short: bool) -> String {
+        let options = if short {
+            PrintOptions::short_form()
+        } else {
+            self.inner.style
+        };
+        py.detach(|| hlo_opt::text::print_module_with(&self.inner, &options))
+    }
+
+    /// The module as an encoded `HloModuleProto`.
+    fn to_proto<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py
+            .detach(|| hlo_opt::proto::module_to_proto_bytes(&self.inner))
+            .map_err(|e| error(py, "HloOptError", format!("cannot write a proto: {e}"), &[]))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.name.to_string()
+    }
+
+    /// The entry computation's parameters: (name, shape, element type).
+    #[getter]
+    fn parameters(&self) -> Vec<(String, String, String)> {
+        let entry = self.inner.comp(self.inner.entry());
+        entry
+            .parameters()
+            .iter()
+            .map(|&p| {
+                let i = entry.instr(p);
+                let ty = if i.shape.is_tuple() {
+                    "tuple".to_string()
+                } else {
+                    i.shape.element_type().name().to_string()
+                };
+                (i.name.to_string(), i.shape.to_text(false), ty)
+            })
+            .collect()
+    }
+
+    #[getter]
+    fn instruction_count(&self) -> usize {
+        self.inner.instruction_count()
+    }
+
+    fn __str__(&self, py: Python<'_>) -> String {
+        self.to_text(py, false)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<hlo_opt.Module {} ({} instructions)>",
+            self.inner.name,
+            self.inner.instruction_count()
+        )
+    }
+}
+
+/// A pass this tool knows.
+#[pyclass(module = "hlo_opt", frozen, get_all)]
+struct PassInfo {
+    name: String,
+    summary: String,
+    /// Whether the default pipeline runs it.
+    default: bool,
+}
+
+#[pymethods]
+impl PassInfo {
+    fn __repr__(&self) -> String {
+        format!("<PassInfo {}>", self.name)
+    }
+}
+
+/// One line of a pass's report.
+#[pyclass(module = "hlo_opt", frozen, get_all)]
+struct ReportEntryInfo {
+    /// "rewrote" or "skipped".
+    kind: String,
+    computation: String,
+    instruction: String,
+    /// What changed (rewrote), or why the candidate was left (skipped).
+    reason: String,
+    text: String,
+}
+
+#[pymethods]
+impl ReportEntryInfo {
+    fn __str__(&self) -> String {
+        self.text.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<ReportEntry {}>", self.text)
+    }
+}
+
+/// What one pass did.
+#[pyclass(module = "hlo_opt", frozen, get_all)]
+struct PassReport {
+    name: String,
+    changed: bool,
+    /// Seconds.
+    time: f64,
+    entries: Vec<Py<ReportEntryInfo>>,
+}
+
+#[pymethods]
+impl PassReport {
+    fn __repr__(&self) -> String {
+        format!(
+            "<PassReport {} {} {:.3} ms, {} entries>",
+            self.name,
+            if self.changed { "changed" } else { "unchanged" },
+            self.time * 1e3,
+            self.entries.len()
+        )
+    }
+}
+
+/// One output compared after a pass.
+#[pyclass(module = "hlo_opt", frozen, get_all)]
+struct OutputCheck {
+    name: String,
+    shape: String,
+    max_abs: f64,
+    max_rel: f64,
+    tolerance: f64,
+    ok: bool,
+}
+
+/// What the numerical check saw after one pass.
+#[pyclass(module = "hlo_opt", frozen, get_all)]
+struct PassCheckInfo {
+    name: String,
+    changed: bool,
+    /// How the pass was checked ("unchanged", "whole module", ...).
+    how: String,
+    outputs: Vec<Py<OutputCheck>>,
+    /// Regions that could not be checked.
+    unchecked: Vec<String>,
+    /// The table the command line prints.
+    table: String,
+}
+
+#[pymethods]
+impl PassCheckInfo {
+    fn __str__(&self) -> String {
+        self.table.clone()
+    }
+}
+
+/// Every pass, in the registry's order.
+#[pyfunction]
+fn list_passes() -> Vec<PassInfo> {
+    registry()
+        .iter()
+        .map(|p| PassInfo {
+            name: p.name.to_string(),
+            summary: p.summary.to_string(),
+            default: p.order.is_some(),
+        })
+        .collect()
+}
+
+/// Runs passes on a copy of `module` (contract checks first, as the
+/// command does); returns the new module and each pass's report.
+#[pyfunction]
+#[pyo3(signature = (module, passes = None, all_computations = false, contract_checks = true))]
+fn run(
+    py: Python<'_>,
+    module: &HloModule,
+    passes: Option<&Bound<'_, PyAny>>,
+    all_computations: bool,
+    contract_checks: bool,
+) -> PyResult<(HloModule, Vec<PassReport>)> {
+    let list = pass_list(passes)?;
+    let names = pipeline(py, list.as_deref(), all_computations)?.pass_names();
+    if contract_checks && !names.is_empty() {
+        contract(py, &module.inner)?;
+    }
+    let mut out = module.inner.clone();
+    // The passes run without the GIL; a pipeline is made on that side.
+    let runs = py
+        .detach(|| {
+            let mut p = hlo_opt::driver::pipeline(list.as_deref(), all_computations)
+                .map_err(|e| PassError::After {
+                    pass: "pipeline",
+                    message: e,
+                })?;
+            p.run(&mut out)
+        })
+        .map_err(|e| pass_error(py, &e))?;
+    let reports = runs
+        .iter()
+        .map(|r| pass_report(py, r))
+        .collect::<PyResult<_>>()?;
+    Ok((HloModule { inner: out }, reports))
+}
+
+/// Runs passes on a copy of `module` under the reference interpreter:
+/// every pass that changed it is checked against the module before the
+/// passes, on seeded random inputs. Returns each pass's table; raises
+/// `NumericsError` naming the pass and output that moved.
+#[pyfunction]
+#[pyo3(signature = (module, passes = None, seed = 0, all_computations = false, accept_unchecked = false))]
+fn check_numerics(
+    py: Python<'_>,
+    module: &HloModule,
+    passes: Option<&Bound<'_, PyAny>>,
+    seed: u64,
+    all_computations: bool,
+    accept_unchecked: bool,
+) -> PyResult<Vec<PassCheckInfo>> {
+    let list = pass_list(passes)?;
+    pipeline(py, list.as_deref(), all_computations)?;
+    let cfg = CheckConfig {
+        seed,
+        accept_unchecked,
+        ..CheckConfig::default()
+    };
+    let mut out = module.inner.clone();
+    let result = py.detach(|| {
+        let mut pipeline = hlo_opt::driver::pipeline(list.as_deref(), all_computations)
+            .map_err(|e| {
+                CheckError::Pass(PassError::After {
+                    pass: "pipeline",
+                    message: e,
+                })
+            })?;
+        let mut ignore = |_: &PassCheck| {};
+        let mut check = NumericsCheck::new(&out, &cfg, &mut ignore);
+        let result = pipeline.run_with(&mut out, &mut |run, m| check.after(run, m));
+        check.finish(result)
+    });
+    match result {
+        Ok((_, checks)) => checks.iter().map(|c| pass_check(py, c)).collect(),
+        Err(CheckError::Pass(e)) => Err(pass_error(py, &e)),
+        Err(e) => {
+            let pass = match &e {
+                CheckError::Eval { pass, .. } => pass.map(str::to_string),
+                CheckError::Mismatch { pass, .. } => Some(pass.to_string()),
+                _ => None,
+            };
+            Err(error(
+                py,
+                "NumericsError",
+                e.to_string(),
+                &[("pass_name", py_obj(py, pass)?)],
+            ))
+        }
+    }
+}
+
+/// An input or output array as numpy sees it: type string, shape, bytes.
+type RawArray = (String, Vec<usize>, Vec<u8>);
+
+/// Evaluates the module on `inputs` (the entry's parameters in order, as
+/// raw arrays) or on seeded random inputs; returns each output as
+/// (HLO element type, raw array).
+#[pyfunction]
+#[pyo3(signature = (module, inputs = None, seed = 0))]
+fn evaluate_raw(
+    py: Python<'_>,
+    module: &HloModule,
+    inputs: Option<Vec<RawArray>>,
+    seed: u64,
+) -> PyResult<Vec<(String, RawArray)>> {
+    let m = &module.inner;
+    let eval_error = |message: String| error(py, "EvalError", message, &[]);
+    let args: Vec<Value> = match inputs {
+        Some(raw) => {
+            let entry = m.comp(m.entry());
+            let params = entry.parameters();
+            if raw.len() != params.len() {
+                return Err(eval_error(format!(
+                    "the module takes {} parameters, {} inputs given",
+                    params.len(),
+                    raw.len()
+                )));
+            }
+            let mut args = Vec::with_capacity(raw.len());
+            for (&p, (descr, shape, bytes)) in params.iter().zip(raw) {
+                let instr = entry.instr(p);
+                if instr.shape.is_tuple() {
+                    return Err(eval_error(format!(
+                        "parameter {} is a tuple: pass its elements' arrays instead",
+                        instr.name
+                    )));
+                }
+                let npy = NpyArray {
+                    descr,
+                    shape,
+                    bytes,
+                };
+                let array = npy
+                    .to_array(instr.shape.element_type(), None)
+                    .map_err(|e| eval_error(format!("input {}: {e}", instr.name)))?;
+                let want: Vec<usize> = instr
+                    .shape
+                    .dims()
+                    .iter()
+                    .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
+                    .collect();
+                if array.dims != want {
+                    return Err(eval_error(format!(
+                        "input {}: shape {:?}, the parameter is {}",
+                        instr.name,
+                        array.dims,
+                        instr.shape.to_text(false)
+                    )));
+                }
+                args.push(Value::array(array));
+            }
+            args
+        }
+        None => hlo_opt::interp::random::random_inputs(m, seed)
+            .map_err(|e| eval_error(e.to_string()))?,
+    };
+    let result = py
+        .detach(|| hlo_opt::interp::evaluate(m, &args))
+        .map_err(|e| eval_error(e.to_string()))?;
+    result
+        .leaves()
+        .iter()
+        .map(|a| raw_output(a).map_err(|e| eval_error(e.to_string())))
+        .collect()
+}
+
+fn raw_output(a: &Array) -> hlo_opt::interp::Result<(String, RawArray)> {
+    let npy = NpyArray::from_array(a)?;
+    Ok((a.ty.name().to_string(), (npy.descr, npy.shape, npy.bytes)))
+}
+
+/// The passes a `passes` argument names, as `--passes` would: `None` the
+/// default pipeline, else a comma-separated string or a list of names.
+fn pass_list(passes: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
+    Ok(match passes {
+        None => None,
+        Some(p) if p.is_none() => None,
+        Some(p) => match p.extract::<String>() {
+            Ok(s) => Some(s),
+            Err(_) => Some(
+                p.extract::<Vec<String>>()
+                    .map_err(|_| PyTypeError::new_err("passes: a str or a list of str"))?
+                    .join(","),
+            ),
+        },
+    })
+}
+
+/// The pipeline of [`pass_list`]'s names (`PassError` if one is unknown).
+fn pipeline(
+    py: Python<'_>,
+    list: Option<&str>,
+    all_computations: bool,
+) -> PyResult<hlo_opt::passes::Pipeline> {
+    hlo_opt::driver::pipeline(list, all_computations)
+        .map_err(|e| error(py, "PassError", e.trim_start_matches("error: ").to_string(), &[]))
+}
+
+fn contract(py: Python<'_>, module: &Module) -> PyResult<()> {
+    let violations = hlo_opt::neuron::contract::check(module);
+    let Some(first) = violations.first() else {
+        return Ok(());
+    };
+    let all: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
+    Err(error(
+        py,
+        "ContractViolation",
+        first.to_string(),
+        &[
+            ("id", py_obj(py, first.check.code())?),
+            ("cause", py_obj(py, first.cause.clone())?),
+            (
+                "resolution",
+                py_obj(py, first.resolution.clone())?,
+            ),
+            (
+                "computation",
+                py_obj(py, first.computation.clone())?,
+            ),
+            (
+                "instruction",
+                py_obj(py, first.instruction.clone())?,
+            ),
+            ("violations", py_obj(py, all)?),
+        ],
+    ))
+}
+
+fn proto_error(py: Python<'_>, message: &str) -> PyErr {
+    match py_obj(py, "<proto>") {
+        Ok(file) => error(
+            py,
+            "ParseError",
+            format!("<proto>: error: {message}"),
+            &[("file", file)],
+        ),
+        Err(e) => e,
+    }
+}
+
+fn verified(py: Python<'_>, module: Module, file: &str) -> PyResult<HloModule> {
+    match verify(&module) {
+        Ok(()) => Ok(HloModule { inner: module }),
+        Err(e) => Err(verify_error(py, &e, file)),
+    }
+}
+
+fn verify_error(py: Python<'_>, e: &VerifyError, file: &str) -> PyErr {
+    let (line, column) = match e.pos {
+        Some(p) => (Some(p.line), Some(p.column)),
+        None => (None, None),
+    };
+    let at = match (line, column) {
+        (Some(l), Some(c)) => format!("{file}:{l}:{c}"),
+        _ => file.to_string(),
+    };
+    let kwargs = || -> PyResult<Vec<(&'static str, Py<PyAny>)>> {
+        Ok(vec![
+            ("file", py_obj(py, file)?),
+            ("line", py_obj(py, line)?),
+            ("column", py_obj(py, column)?),
+        ])
+    };
+    match kwargs() {
+        Ok(kw) => error(py, "ParseError", format!("{at}: error: invalid module: {e}"), &kw),
+        Err(e) => e,
+    }
+}
+
+fn parse_error(py: Python<'_>, e: &ParseError) -> PyErr {
+    let kwargs = || -> PyResult<Vec<(&'static str, Py<PyAny>)>> {
+        Ok(vec![
+            ("file", py_obj(py, e.file.clone())?),
+            ("line", py_obj(py, e.line)?),
+            ("column", py_obj(py, e.column)?),
+            (
+                "source_line",
+                py_obj(py, e.source_line.clone())?,
+            ),
+        ])
+    };
+    match kwargs() {
+        Ok(kw) => error(py, "ParseError", e.to_string(), &kw),
+        Err(e) => e,
+    }
+}
+
+fn pass_error(py: Python<'_>, e: &PassError) -> PyErr {
+    let (pass, instruction) = match e {
+        PassError::BadInput {
+            pass, instruction, ..
+        } => (*pass, Some(instruction.clone())),
+        PassError::Verifier { pass, error } => (*pass, error.instruction.clone()),
+        PassError::After { pass, .. } => (*pass, None),
+    };
+    let kwargs = || -> PyResult<Vec<(&'static str, Py<PyAny>)>> {
+        Ok(vec![
+            ("pass_name", py_obj(py, pass)?),
+            ("instruction", py_obj(py, instruction)?),
+        ])
+    };
+    match kwargs() {
+        Ok(kw) => error(py, "PassError", e.to_string(), &kw),
+        Err(e) => e,
+    }
+}
+
+/// `v` as a Python object.
+fn py_obj<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Py<PyAny>> {
+    v.into_bound_py_any(py).map(Bound::unbind)
+}
+
+/// An exception of `hlo_opt.errors`: `class(message, **attrs)`.
+fn error(py: Python<'_>, class: &str, message: String, attrs: &[(&str, Py<PyAny>)]) -> PyErr {
+    let make = || -> PyResult<PyErr> {
+        let cls = py.import("hlo_opt.errors")?.getattr(class)?;
+        let kwargs = PyDict::new(py);
+        for (k, v) in attrs {
+            kwargs.set_item(k, v)?;
+        }
+        let value = cls.call((message.clone(),), Some(&kwargs))?;
+        Ok(PyErr::from_value(value))
+    };
+    make().unwrap_or_else(|e| e)
+}
+
+fn pass_report(py: Python<'_>, r: &PassRun) -> PyResult<PassReport> {
+    let entries = r
+        .report
+        .iter()
+        .map(|e| {
+            let (kind, computation, instruction, reason) = match e {
+                ReportEntry::Rewrote {
+                    computation,
+                    instruction,
+                    detail,
+                } => ("rewrote", computation, instruction, detail),
+                ReportEntry::Skipped {
+                    computation,
+                    instruction,
+                    reason,
+                } => ("skipped", computation, instruction, reason),
+            };
+            Py::new(
+                py,
+                ReportEntryInfo {
+                    kind: kind.to_string(),
+                    computation: computation.clone(),
+                    instruction: instruction.clone(),
+                    reason: reason.clone(),
+                    text: e.to_string(),
+                },
+            )
+        })
+        .collect::<PyResult<_>>()?;
+    Ok(PassReport {
+        name: r.name.to_string(),
+        changed: r.changed,
+        time: r.elapsed.as_secs_f64(),
+        entries,
+    })
+}
+
+fn pass_check(py: Python<'_>, c: &PassCheck) -> PyResult<PassCheckInfo> {
+    let outputs = c
+        .rows
+        .iter()
+        .map(|r| {
+            Py::new(
+                py,
+                OutputCheck {
+                    name: r.name.clone(),
+                    shape: r.shape.clone(),
+                    max_abs: r.diff.max_abs,
+                    max_rel: r.diff.max_rel,
+                    tolerance: r.diff.tolerance,
+                    ok: r.diff.ok(),
+                },
+            )
+        })
+        .collect::<PyResult<_>>()?;
+    Ok(PassCheckInfo {
+        name: c.pass.to_string(),
+        changed: c.changed,
+        how: c.how(),
+        outputs,
+        unchecked: c.unchecked.clone(),
+        table: c.table(),
+    })
+}
+
+#[pymodule]
+fn _hlo_opt(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
+    m.add_class::<HloModule>()?;
+    m.add_class::<PassInfo>()?;
+    m.add_class::<PassReport>()?;
+    m.add_class::<ReportEntryInfo>()?;
+    m.add_class::<PassCheckInfo>()?;
+    m.add_class::<OutputCheck>()?;
+    m.add_function(wrap_pyfunction!(list_passes, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(check_numerics, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_raw, m)?)?;
+    Ok(())
+}
