@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use hlo_opt::driver::check_numerics::{self, CheckConfig, NumericsCheck, PassCheck};
+use hlo_opt::driver::report_html::HtmlReport;
 use hlo_opt::ir::verify::verify;
 use hlo_opt::ir::{Module, PrintOptions};
 use hlo_opt::output::write_atomically;
@@ -86,6 +87,19 @@ struct Cli {
     /// `00.input.hlo`: what XLA's `--xla_dump_hlo_pass_re=.*` gives.
     #[arg(long, value_name = "DIR")]
     dump_dir: Option<PathBuf>,
+
+    /// Write a self-contained HTML page of what the passes did: per pass,
+    /// changed or not and its time; per rewrite, the neighbourhood before
+    /// and after, drawn; per skipped candidate, why, and its neighbourhood.
+    #[arg(long, value_name = "FILE")]
+    report_html: Option<PathBuf>,
+
+    /// Write the output module as Model Explorer graph JSON (each
+    /// computation a namespace), and beside it FILE's name with
+    /// `.overlay.json`: node data colouring what each pass made or rewrote
+    /// (`model-explorer FILE.json`, then load the overlay).
+    #[arg(long, value_name = "FILE.json")]
+    emit_graph: Option<PathBuf>,
 
     /// Input format: `text` (HLO text) or `proto` (binary HloModuleProto,
     /// HloProto or HloSnapshot). Default: by extension (`.pb` is proto,
@@ -173,10 +187,16 @@ fn run(cli: &Cli) -> Result<(), String> {
         diag::diag(&check_numerics::heading(cli.check_seed));
         NumericsCheck::new(&module, &check_config, &mut print_table)
     });
+    // What the passes did, for the page and the graph's overlay.
+    let mut html = (cli.report_html.is_some() || cli.emit_graph.is_some())
+        .then(|| HtmlReport::new(&module, &file_name));
     let mut step = 0;
     // The dump comes first: a module the check refuses is the one to see.
     let mut after = |run: &PassRun, m: &Module| {
         step += 1;
+        if let Some(html) = &mut html {
+            html.after(run, m)?;
+        }
         if let (Some(dir), true) = (&cli.dump_dir, run.changed) {
             dump(dir, &format!("{step:02}.{}.hlo", run.name), m).map_err(|message| {
                 PassError::After {
@@ -191,6 +211,10 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
     };
     let result = pipeline.run_with(&mut module, &mut after);
+    // Written whatever the outcome: the passes that ran are on it.
+    if let (Some(path), Some(html)) = (&cli.report_html, &html) {
+        write_output(Some(path), |w| html.write(w))?;
+    }
     let runs = match check {
         Some(check) => check
             .finish(result)
@@ -230,6 +254,19 @@ fn run(cli: &Cli) -> Result<(), String> {
             .as_deref()
             .is_some_and(|p| p.extension().is_some_and(|e| e == "pb")),
     };
+    if let (Some(path), Some(record)) = (&cli.emit_graph, &html) {
+        write_output(Some(path), |w| {
+            hlo_opt::driver::graph_json::write_graph(&module, record.made(), w)
+        })?;
+        write_output(Some(&overlay_path(path)), |w| {
+            hlo_opt::driver::graph_json::write_overlay(
+                &module,
+                record.made(),
+                &record.pass_names(),
+                w,
+            )
+        })?;
+    }
     let written = if proto_out {
         // Streamed: a computation's bytes at a time, never the whole proto.
         write_output(cli.output.as_deref(), |w| {
@@ -250,6 +287,14 @@ fn run(cli: &Cli) -> Result<(), String> {
     // would cost about a twentieth of the command.
     std::mem::forget(module);
     written
+}
+
+/// `graph.json` -> `graph.overlay.json`.
+fn overlay_path(graph: &Path) -> PathBuf {
+    let stem = graph
+        .file_stem()
+        .map_or_else(|| "graph".into(), |s| s.to_string_lossy().to_string());
+    graph.with_file_name(format!("{stem}.overlay.json"))
 }
 
 /// Writes `module` as `dir/name` (atomically), in its own form.

@@ -11,8 +11,8 @@ use hlo_opt::passes::{registry, PassError, PassRun, ReportEntry};
 use hlo_opt::text::ParseError;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
 use pyo3::types::{PyBytes, PyDict};
+use pyo3::IntoPyObjectExt;
 
 /// An HLO module, immutable: passes give a new one.
 #[pyclass(name = "Module", module = "hlo_opt", frozen)]
@@ -229,10 +229,12 @@ fn run(
     // The passes run without the GIL; a pipeline is made on that side.
     let runs = py
         .detach(|| {
-            let mut p = hlo_opt::driver::pipeline(list.as_deref(), all_computations)
-                .map_err(|e| PassError::After {
-                    pass: "pipeline",
-                    message: e,
+            let mut p =
+                hlo_opt::driver::pipeline(list.as_deref(), all_computations).map_err(|e| {
+                    PassError::After {
+                        pass: "pipeline",
+                        message: e,
+                    }
                 })?;
             p.run(&mut out)
         })
@@ -267,8 +269,8 @@ fn check_numerics(
     };
     let mut out = module.inner.clone();
     let result = py.detach(|| {
-        let mut pipeline = hlo_opt::driver::pipeline(list.as_deref(), all_computations)
-            .map_err(|e| {
+        let mut pipeline =
+            hlo_opt::driver::pipeline(list.as_deref(), all_computations).map_err(|e| {
                 CheckError::Pass(PassError::After {
                     pass: "pipeline",
                     message: e,
@@ -401,8 +403,14 @@ fn pipeline(
     list: Option<&str>,
     all_computations: bool,
 ) -> PyResult<hlo_opt::passes::Pipeline> {
-    hlo_opt::driver::pipeline(list, all_computations)
-        .map_err(|e| error(py, "PassError", e.trim_start_matches("error: ").to_string(), &[]))
+    hlo_opt::driver::pipeline(list, all_computations).map_err(|e| {
+        error(
+            py,
+            "PassError",
+            e.trim_start_matches("error: ").to_string(),
+            &[],
+        )
+    })
 }
 
 fn contract(py: Python<'_>, module: &Module) -> PyResult<()> {
@@ -418,18 +426,9 @@ fn contract(py: Python<'_>, module: &Module) -> PyResult<()> {
         &[
             ("id", py_obj(py, first.check.code())?),
             ("cause", py_obj(py, first.cause.clone())?),
-            (
-                "resolution",
-                py_obj(py, first.resolution.clone())?,
-            ),
-            (
-                "computation",
-                py_obj(py, first.computation.clone())?,
-            ),
-            (
-                "instruction",
-                py_obj(py, first.instruction.clone())?,
-            ),
+            ("resolution", py_obj(py, first.resolution.clone())?),
+            ("computation", py_obj(py, first.computation.clone())?),
+            ("instruction", py_obj(py, first.instruction.clone())?),
             ("violations", py_obj(py, all)?),
         ],
     ))
@@ -471,7 +470,12 @@ fn verify_error(py: Python<'_>, e: &VerifyError, file: &str) -> PyErr {
         ])
     };
     match kwargs() {
-        Ok(kw) => error(py, "ParseError", format!("{at}: error: invalid module: {e}"), &kw),
+        Ok(kw) => error(
+            py,
+            "ParseError",
+            format!("{at}: error: invalid module: {e}"),
+            &kw,
+        ),
         Err(e) => e,
     }
 }
@@ -482,10 +486,7 @@ fn parse_error(py: Python<'_>, e: &ParseError) -> PyErr {
             ("file", py_obj(py, e.file.clone())?),
             ("line", py_obj(py, e.line)?),
             ("column", py_obj(py, e.column)?),
-            (
-                "source_line",
-                py_obj(py, e.source_line.clone())?,
-            ),
+            ("source_line", py_obj(py, e.source_line.clone())?),
         ])
     };
     match kwargs() {

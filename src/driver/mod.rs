@@ -5,7 +5,9 @@
 
 pub mod check_numerics;
 pub mod eval;
+pub mod graph_json;
 pub mod input;
+pub mod report_html;
 
 use crate::passes::{Pipeline, Scope};
 

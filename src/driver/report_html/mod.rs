@@ -1,0 +1,294 @@
+//! `--report-html FILE`: one self-contained HTML page of what the passes
+//! did. Per pass: changed or not, and its time; per rewrite, the
+//! neighbourhood before and after, drawn (the matched region, the calls
+//! that replaced it, the operands and users around); per skipped
+//! candidate, its reason and neighbourhood. Only neighbourhoods are drawn,
+//! never a whole computation, so the page stays small on any module.
+//!
+//! An observer of [`crate::passes::Pipeline::run_with`], as
+//! `--check-numerics` is: it keeps the module as the last pass that changed
+//! it left it, and reads each rewrite's region as the instructions of
+//! that computation the pass removed, reached from the rewritten one.
+
+mod graph;
+mod page;
+
+use crate::ir::{CompId, Computation, InstrId, Module};
+use crate::passes::{PassError, PassRun, ReportEntry};
+use crate::util::{FxMap, FxSet};
+use graph::{Graph, Role};
+use std::time::Duration;
+
+/// Instructions a drawn region holds at most (a huge match is cut).
+const REGION_LIMIT: usize = 48;
+/// Drawings per pass at most; the rest are listed without one.
+const DRAWN_PER_PASS: usize = 64;
+
+/// What `--report-html` collects as the passes run.
+pub struct HtmlReport {
+    /// The module as the last pass that changed it left it.
+    previous: Module,
+    title: String,
+    passes: Vec<PassSection>,
+    /// The instructions each pass made or rewrote, by (computation,
+    /// instruction) name: the last pass to touch one wins.
+    made: FxMap<(String, String), &'static str>,
+}
+
+struct PassSection {
+    name: &'static str,
+    changed: bool,
+    elapsed: Duration,
+    entries: Vec<Entry>,
+}
+
+/// A report line, drawn where it could be.
+struct Entry {
+    rewrote: bool,
+    computation: String,
+    instruction: String,
+    text: String,
+    /// Before and after (a rewrite), or around (a skipped candidate).
+    drawings: Vec<(&'static str, Graph)>,
+}
+
+impl HtmlReport {
+    /// A report of a run on `module`; `title` names the input.
+    pub fn new(module: &Module, title: &str) -> HtmlReport {
+        HtmlReport {
+            previous: module.clone(),
+            title: title.to_string(),
+            passes: Vec::new(),
+            made: FxMap::default(),
+        }
+    }
+
+    /// The observer's hook: what the pass did, as it left `module`.
+    pub fn after(&mut self, run: &PassRun, module: &Module) -> Result<(), PassError> {
+        let mut section = PassSection {
+            name: run.name,
+            changed: run.changed,
+            elapsed: run.elapsed,
+            entries: Vec::with_capacity(run.report.len()),
+        };
+        let mut names = NameIndex::default();
+        for (k, e) in run.report.iter().enumerate() {
+            let draw = k < DRAWN_PER_PASS;
+            section
+                .entries
+                .push(self.entry(e, module, draw, &mut names));
+        }
+        self.passes.push(section);
+        if run.changed {
+            self.record_made(run, module);
+            self.previous = module.clone();
+        }
+        Ok(())
+    }
+
+    /// What the pass made: in each computation it reports a rewrite in,
+    /// the instructions new by name, and the rewritten ones that kept
+    /// theirs.
+    fn record_made(&mut self, run: &PassRun, module: &Module) {
+        let mut by_comp: FxMap<&str, Vec<&str>> = FxMap::default();
+        for e in &run.report {
+            if let ReportEntry::Rewrote {
+                computation,
+                instruction,
+                ..
+            } = e
+            {
+                by_comp.entry(computation).or_default().push(instruction);
+            }
+        }
+        for (computation, rewritten) in by_comp {
+            let Some((_, after)) = comp_named(module, computation) else {
+                continue;
+            };
+            let before: FxSet<&str> = comp_named(&self.previous, computation)
+                .map(|(_, c)| c.instructions().map(|(_, i)| &*i.name).collect())
+                .unwrap_or_default();
+            let kept: FxSet<&str> = rewritten.into_iter().collect();
+            for (_, i) in after.instructions() {
+                if !before.contains(&*i.name) || kept.contains(&*i.name) {
+                    self.made
+                        .insert((computation.to_string(), i.name.to_string()), run.name);
+                }
+            }
+        }
+    }
+
+    /// The instructions the passes made or rewrote, and by which pass.
+    pub fn made(&self) -> &FxMap<(String, String), &'static str> {
+        &self.made
+    }
+
+    /// The passes of the run, in order.
+    pub fn pass_names(&self) -> Vec<&'static str> {
+        self.passes.iter().map(|p| p.name).collect()
+    }
+
+    fn entry(&self, e: &ReportEntry, module: &Module, draw: bool, names: &mut NameIndex) -> Entry {
+        let text = e.to_string();
+        let (rewrote, computation, instruction) = match e {
+            ReportEntry::Rewrote {
+                computation,
+                instruction,
+                ..
+            } => (true, computation, instruction),
+            ReportEntry::Skipped {
+                computation,
+                instruction,
+                ..
+            } => (false, computation, instruction),
+        };
+        let mut drawings = Vec::new();
+        if draw {
+            if rewrote {
+                drawings =
+                    rewrite_drawings(&self.previous, module, computation, instruction, names);
+            } else if let Some(g) = around(module, computation, instruction, names) {
+                drawings.push(("around", g));
+            }
+        }
+        Entry {
+            rewrote,
+            computation: computation.clone(),
+            instruction: instruction.clone(),
+            text,
+            drawings,
+        }
+    }
+
+    /// The page.
+    pub fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        page::write(self, out)
+    }
+}
+
+/// Name -> instruction of the computations looked at, built once each.
+#[derive(Default)]
+struct NameIndex {
+    before: FxMap<String, FxMap<String, InstrId>>,
+    after: FxMap<String, FxMap<String, InstrId>>,
+}
+
+fn index_of(comp: &Computation) -> FxMap<String, InstrId> {
+    comp.instructions()
+        .map(|(id, i)| (i.name.to_string(), id))
+        .collect()
+}
+
+fn comp_named<'m>(module: &'m Module, name: &str) -> Option<(CompId, &'m Computation)> {
+    let id = module.find_computation(name)?;
+    Some((id, module.comp(id)))
+}
+
+/// Before: the instructions the pass removed, reached from the rewritten
+/// one through operands (or the rewritten one alone, if it stayed), with
+/// their operands and users. After: what the pass made in their place,
+/// between the same operands and users.
+fn rewrite_drawings(
+    before_module: &Module,
+    after_module: &Module,
+    computation: &str,
+    instruction: &str,
+    names: &mut NameIndex,
+) -> Vec<(&'static str, Graph)> {
+    let (Some((bc, before)), Some((ac, after))) = (
+        comp_named(before_module, computation),
+        comp_named(after_module, computation),
+    ) else {
+        return Vec::new();
+    };
+    let before_names = names
+        .before
+        .entry(computation.to_string())
+        .or_insert_with(|| index_of(before));
+    let after_names = names
+        .after
+        .entry(computation.to_string())
+        .or_insert_with(|| index_of(after));
+    let Some(&root) = before_names.get(instruction) else {
+        return Vec::new();
+    };
+    let removed = |id: InstrId| !after_names.contains_key(&*before.instr(id).name);
+    // The matched region: removed instructions the root reaches.
+    let mut region: Vec<InstrId> = vec![root];
+    let mut seen: FxSet<InstrId> = region.iter().copied().collect();
+    let mut k = 0;
+    while k < region.len() && region.len() < REGION_LIMIT {
+        let id = region[k];
+        k += 1;
+        for &op in before.instr(id).operands() {
+            if removed(op) && seen.insert(op) {
+                region.push(op);
+            }
+        }
+    }
+    let before_graph = Graph::around(before_module, bc, &region, Role::Matched);
+    // After: the rewritten instruction if it stayed, and every new
+    // instruction between the region's operands and users.
+    let boundary = before_graph.context_names();
+    let new = |id: InstrId| !before_names.contains_key(&*after.instr(id).name);
+    let mut made: Vec<InstrId> = Vec::new();
+    let mut made_seen: FxSet<InstrId> = FxSet::default();
+    if let Some(&kept) = after_names.get(instruction) {
+        made.push(kept);
+        made_seen.insert(kept);
+    }
+    for name in &boundary {
+        let Some(&b) = after_names.get(*name) else {
+            continue;
+        };
+        let touching = after
+            .instr(b)
+            .users()
+            .iter()
+            .chain(after.instr(b).operands())
+            .copied()
+            .collect::<Vec<_>>();
+        for n in touching {
+            if new(n) && made_seen.insert(n) {
+                made.push(n);
+            }
+        }
+    }
+    // New instructions the first ones reach (a call and its GTEs, say).
+    let mut k = 0;
+    while k < made.len() && made.len() < REGION_LIMIT {
+        let id = made[k];
+        k += 1;
+        let i = after.instr(id);
+        for &n in i.operands().iter().chain(i.users()) {
+            if new(n) && made_seen.insert(n) {
+                made.push(n);
+            }
+        }
+    }
+    let mut out = vec![("before", before_graph)];
+    if !made.is_empty() {
+        out.push(("after", Graph::around(after_module, ac, &made, Role::New)));
+    }
+    out
+}
+
+/// A candidate left alone: it, its operands two deep and its users.
+fn around(
+    module: &Module,
+    computation: &str,
+    instruction: &str,
+    names: &mut NameIndex,
+) -> Option<Graph> {
+    let (cid, comp) = comp_named(module, computation)?;
+    let index = names
+        .after
+        .entry(computation.to_string())
+        .or_insert_with(|| index_of(comp));
+    let &id = index.get(instruction)?;
+    let mut region = vec![id];
+    region.extend(comp.instr(id).operands().iter().copied());
+    region.sort_unstable();
+    region.dedup();
+    Some(Graph::around(module, cid, &region, Role::Candidate))
+}

@@ -1,0 +1,175 @@
+//! `--report-html` and `--emit-graph`: what the page draws and what the
+//! graph JSON holds, on the JAX softmax example and a PyTorch/XLA
+//! transformer-encoder train step. (The page in a browser and the JSON in
+//! Model Explorer's own classes: `python/tests/test_report_views.py`.)
+
+use std::path::Path;
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the default pipeline on `input` with both views; returns the page,
+/// the graph JSON, the overlay and the output module.
+fn views(input: &str) -> (String, serde_json::Value, serde_json::Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    let graph = dir.path().join("graph.json");
+    let out = dir.path().join("out.hlo");
+    let status = Command::new(env!("CARGO_BIN_EXE_hlo-opt"))
+        .arg(root().join(input))
+        .arg("--report-html")
+        .arg(&page)
+        .arg("--emit-graph")
+        .arg(&graph)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let read_json = |p: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    (
+        std::fs::read_to_string(&page).unwrap(),
+        read_json(&graph),
+        read_json(&dir.path().join("graph.overlay.json")),
+        std::fs::read_to_string(&out).unwrap(),
+    )
+}
+
+/// The `data-name`s of the figure of `label` ("before", "after") of the
+/// entry whose instruction is `instr`.
+fn drawn(page: &str, instr: &str, label: &str) -> Vec<String> {
+    let start = page
+        .find(&format!("data-instruction=\"{instr}\""))
+        .unwrap_or_else(|| panic!("no entry for {instr}"));
+    let entry = &page[start..];
+    let entry = &entry[..entry.find("</div>\n").unwrap()];
+    let fig = entry
+        .find(&format!("<figure class=\"{label}\">"))
+        .unwrap_or_else(|| panic!("{instr} has no {label} drawing"));
+    let fig = &entry[fig..];
+    let fig = &fig[..fig.find("</figure>").unwrap()];
+    fig.split("data-name=\"")
+        .skip(1)
+        .map(|s| s[..s.find('"').unwrap()].to_string())
+        .collect()
+}
+
+#[test]
+fn the_page_draws_each_raise_before_and_after() {
+    let (page, _, _, out) = views("examples/softmax_vjp_f32.hlo");
+    // Self-contained: nothing fetched, no script.
+    assert!(!page.contains("<script"));
+    assert!(!page.contains("src="));
+    assert!(!page.contains("href=\"http"));
+    let before = drawn(&page, "mul.13", "before");
+    // The backward raise matched the gradient's chain, root first.
+    assert_eq!(before[0], "mul.13");
+    for name in ["mul.12", "reduce_sum.22", "add_any.1", "neg.1"] {
+        assert!(before.contains(&name.to_string()), "{name} in {before:?}");
+    }
+    let after = drawn(&page, "mul.13", "after");
+    // The call, and the softmax the gradient raise made for it.
+    for name in ["SoftmaxBackward_mul.13", "divide", "g.1", "exp.1"] {
+        assert!(after.contains(&name.to_string()), "{name} in {after:?}");
+    }
+    assert!(!after.contains(&"mul.12".to_string()));
+    let fwd = drawn(&page, "divide", "after");
+    assert!(fwd.contains(&"Softmax_divide".to_string()));
+    assert!(fwd.contains(&"x.1".to_string()));
+    // The calls the page shows are the output's.
+    assert!(out.contains("%Softmax_divide = "));
+    assert!(out.contains("ROOT %SoftmaxBackward_mul.13 = "));
+    // Every node links to its line of HLO text.
+    let links = page.matches("<a href=\"#p").count() - page.matches("<a href=\"#pass-").count();
+    assert_eq!(links, page.matches("<g class=\"node").count());
+    assert_eq!(links, page.matches("<span id=\"p").count());
+}
+
+#[test]
+fn the_page_shows_every_raise_of_a_torch_train_step() {
+    let (page, _, overlay, _) =
+        views("tests/data/frontend/torch/torch_transformer_encoder_f32_train.hlo");
+    // Two encoder layers: two forward softmaxes, two backward.
+    for (instr, call) in [
+        ("multiply.618", "SoftmaxBackward_multiply.618"),
+        ("multiply.872", "SoftmaxBackward_multiply.872"),
+        ("divide.181", "Softmax_divide.181"),
+        ("divide.341", "Softmax_divide.341"),
+    ] {
+        assert_eq!(drawn(&page, instr, "before")[0], instr);
+        assert!(drawn(&page, instr, "after").contains(&call.to_string()));
+    }
+    let results = overlay["SyncTensorsGraph.954"]["results"]
+        .as_object()
+        .unwrap();
+    let mut marked: Vec<&str> = results.keys().map(|k| k.as_str()).collect();
+    marked.sort();
+    assert_eq!(
+        marked,
+        [
+            "SoftmaxBackward_multiply.618",
+            "SoftmaxBackward_multiply.872",
+            "Softmax_divide.181",
+            "Softmax_divide.341"
+        ]
+    );
+}
+
+#[test]
+fn the_graph_holds_every_instruction_in_its_computation() {
+    let (_, graph, overlay, out) = views("examples/softmax_vjp_f32.hlo");
+    let g = &graph["graphs"][0];
+    let nodes = g["nodes"].as_array().unwrap();
+    let module = hlo_opt::text::parse_module(&out, "out.hlo").unwrap();
+    assert_eq!(nodes.len(), module.instruction_count());
+    let attr = |n: &serde_json::Value, key: &str| -> Option<String> {
+        n["attrs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["key"] == key)
+            .map(|a| a["value"].as_str().unwrap().to_string())
+    };
+    let call = nodes
+        .iter()
+        .find(|n| n["id"] == "SoftmaxBackward_mul.13")
+        .unwrap();
+    assert_eq!(call["label"], "AwsNeuronSoftmaxBackward");
+    assert_eq!(call["namespace"], "main.5");
+    assert_eq!(attr(call, "opcode").as_deref(), Some("custom-call"));
+    assert_eq!(attr(call, "shape").as_deref(), Some("f32[64,512]"));
+    assert_eq!(
+        attr(call, "hlo_opt_pass").as_deref(),
+        Some("native-to-custom-softmax-dx")
+    );
+    assert_eq!(
+        attr(call, "op_name").as_deref(),
+        Some("jit(_softmax_vjp)/transpose(jvp())/mul")
+    );
+    let sources: Vec<&str> = call["incomingEdges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["sourceNodeId"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["g.1", "Softmax_divide"]);
+    // A reducer's instructions are in its computation's namespace.
+    let reducer = nodes.iter().find(|n| n["id"] == "reduce_sum.5").unwrap();
+    assert_eq!(reducer["namespace"], "region_1.2");
+    assert!(attr(reducer, "hlo_opt_pass").is_none());
+    let results = overlay["jit__softmax_vjp"]["results"].as_object().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results["Softmax_divide"]["value"], 8);
+}
+
+#[test]
+fn a_pass_that_skips_draws_the_candidate() {
+    // add-logit-output reports the softmax whose logits it made an output.
+    let (page, _, _, _) = views("examples/softmax_shared_max_f32.hlo");
+    assert!(page.contains("class=\"entry"));
+    assert!(page.contains("<figure"));
+}
