@@ -104,10 +104,12 @@ fn parse_windows_on(
     parallel: Parallel,
 ) -> Result<Module, ReadError> {
     let mut src = Windows {
-        input,
+        reader: Reader {
+            input,
+            end: TextEnd::default(),
+            offset: 0,
+        },
         pending: VecDeque::new(),
-        end: TextEnd::default(),
-        offset: 0,
     };
     let mut st = ModuleState::default();
     // The window's text, shared by the strings made from it until the
@@ -115,29 +117,28 @@ fn parse_windows_on(
     // a string still pointed into it, which none does).
     let mut window = Arc::new(String::new());
     let mut at = Position::default();
+    // Windows to read one at a time before the next group.
+    let mut one_at_a_time = 0usize;
     loop {
-        if parallel.threads > 1
+        if one_at_a_time == 0
+            && parallel.threads > 1
             && at.offset >= parallel.after
             && !st.before_computations
-            && src.pending.is_empty()
         {
-            src.read_ahead(parallel.group)?;
-            let threads = parallel.threads;
-            if let Some(next) = parse_group(&mut st, &mut src.pending, file, at, threads) {
-                at = next;
-                continue;
+            src.reader.read_ahead(parallel.group, &mut src.pending)?;
+            match parse_group(&mut st, &mut src, file, at, parallel)? {
+                Ok(next) => {
+                    at = next;
+                    continue;
+                }
+                Err(n) => one_at_a_time = n.max(1),
             }
         }
+        one_at_a_time = one_at_a_time.saturating_sub(1);
         let (len, last) = src.next(&mut window)?;
         let checkpoint = st.checkpoint();
-        let module = match parse_window(
-            &mut st,
-            &window,
-            file,
-            at,
-            last.then(|| src.end.blank_line()),
-            None,
-        ) {
+        let blank_line = last.then(|| src.reader.end.blank_line());
+        let module = match parse_window(&mut st, &window, file, at, blank_line, None) {
             Ok(module) => module,
             Err(e) if last => return Err(e.into()),
             Err(_) => {
@@ -147,7 +148,7 @@ fn parse_windows_on(
                 st.rollback(checkpoint, at.offset);
                 let rest = src.rest()?;
                 Arc::make_mut(&mut window).push_str(&rest);
-                let blank_line = src.end.blank_line();
+                let blank_line = src.reader.end.blank_line();
                 parse_window(&mut st, &window, file, at, Some(blank_line), None)?
             }
         };
@@ -159,12 +160,17 @@ fn parse_windows_on(
     }
 }
 
-/// The windows of a source, with those read ahead for a group.
+/// The windows of a source, with those read ahead.
 struct Windows<S> {
-    input: S,
+    reader: Reader<S>,
     /// Windows taken and not parsed yet, in text order, and whether each
     /// is the last.
     pending: VecDeque<(Arc<String>, bool)>,
+}
+
+/// A source cut into windows.
+struct Reader<S> {
+    input: S,
     end: TextEnd,
     /// Where the input's next byte is in the whole text.
     offset: usize,
@@ -178,10 +184,33 @@ impl<S: Source> Windows<S> {
                 *window = text;
                 Ok((window.len(), last))
             }
-            None => self.take(Arc::make_mut(window)),
+            None => self.reader.take(Arc::make_mut(window)),
         }
     }
 
+    /// Everything not parsed yet: the windows read ahead, then the input.
+    fn rest(&mut self) -> Result<String, ReadError> {
+        let mut rest = String::new();
+        for (text, _) in self.pending.drain(..) {
+            rest.push_str(&text);
+        }
+        let input = &mut self.reader.input;
+        while !input.at_end() {
+            input.fill()?;
+        }
+        let mut tail = String::new();
+        let offset = self.reader.offset;
+        input
+            .take(input.available().len(), &mut tail)
+            .map_err(|i| ReadError::NotUtf8 { offset: offset + i })?;
+        self.reader.end.update(tail.as_bytes());
+        self.reader.offset += tail.len();
+        rest.push_str(&tail);
+        Ok(rest)
+    }
+}
+
+impl<S: Source> Reader<S> {
     /// The next window of the input into `out`.
     fn take(&mut self, out: &mut String) -> Result<(usize, bool), ReadError> {
         let mut from = 0;
@@ -204,41 +233,22 @@ impl<S: Source> Windows<S> {
         Ok((len, last))
     }
 
-    /// Windows read ahead up to `bytes` or the last. An error here is the
-    /// one reading them one at a time meets: a window that fails to parse
-    /// makes that path read the rest of the input too.
-    fn read_ahead(&mut self, bytes: usize) -> Result<(), ReadError> {
-        let mut total = 0;
-        while total < bytes {
+    /// Windows read ahead into `queue` until it holds `bytes` or the last.
+    /// An error here is the one reading one window at a time meets: a
+    /// window that fails to parse makes that path read the rest too.
+    fn read_ahead(
+        &mut self,
+        bytes: usize,
+        queue: &mut VecDeque<(Arc<String>, bool)>,
+    ) -> Result<(), ReadError> {
+        let mut total: usize = queue.iter().map(|(w, _)| w.len()).sum();
+        while total < bytes && !queue.back().is_some_and(|(_, last)| *last) {
             let mut text = String::new();
             let (len, last) = self.take(&mut text)?;
             total += len;
-            self.pending.push_back((Arc::new(text), last));
-            if last {
-                break;
-            }
+            queue.push_back((Arc::new(text), last));
         }
         Ok(())
-    }
-
-    /// Everything not parsed yet: the windows read ahead, then the input.
-    fn rest(&mut self) -> Result<String, ReadError> {
-        let mut rest = String::new();
-        for (text, _) in self.pending.drain(..) {
-            rest.push_str(&text);
-        }
-        while !self.input.at_end() {
-            self.input.fill()?;
-        }
-        let mut tail = String::new();
-        let offset = self.offset;
-        self.input
-            .take(self.input.available().len(), &mut tail)
-            .map_err(|i| ReadError::NotUtf8 { offset: offset + i })?;
-        self.end.update(tail.as_bytes());
-        self.offset += tail.len();
-        rest.push_str(&tail);
-        Ok(rest)
     }
 }
 
@@ -263,94 +273,125 @@ fn parse_window(
     r.map_err(|e| *e)
 }
 
-/// Parses the windows read ahead, but the last, in `threads` parts at
-/// once, each with a state of its own that looks up what the module read
-/// so far (`st`) knows, then moves the parts into `st` in text order as if
-/// read one window at a time; the position after them. `None`, with `st`
-/// untouched, on anything a part cannot tell alone (an error, a name
-/// defined or async-called in two parts, a callee in another part): the
-/// windows are then read one at a time, which says what is wrong.
-fn parse_group(
+/// Parses the windows read ahead, but the last, in parts at once (while
+/// this thread reads the next group), each part with a state of its own
+/// that looks up what the module read so far (`st`) knows, then moves the
+/// parts into `st` in text order as if read one window at a time; the
+/// position after them. `Err(n)`, with `st` untouched, on anything a part
+/// cannot tell alone (an error, a name defined or async-called in two
+/// parts, a callee in another part): its `n` windows are then read one at
+/// a time, which says what is wrong.
+fn parse_group<S: Source>(
     st: &mut ModuleState,
-    pending: &mut VecDeque<(Arc<String>, bool)>,
+    src: &mut Windows<S>,
     file: &str,
     at: Position,
-    threads: usize,
-) -> Option<Position> {
+    parallel: Parallel,
+) -> Result<Result<Position, usize>, ReadError> {
+    let Windows { reader, pending } = src;
     let n = pending.iter().take_while(|(_, last)| !last).count();
     if n < 2 {
-        return None;
+        return Ok(Err(n));
     }
     let windows: Vec<&Arc<String>> = pending.iter().take(n).map(|(w, _)| w).collect();
-    let (parts, next) = split_group(&windows, threads, at);
+    let parts = split_group(&windows, parallel.threads);
+    let read_more = pending.len() == n;
+    let mut ahead = VecDeque::new();
     let base = &*st;
-    let results = crate::util::par_map(
-        &parts,
-        true,
-        || (),
-        |_, _, &(from, to, at)| parse_part(base, windows.get(from..to)?, file, at),
-    );
-    let Some(results) = results.into_iter().collect::<Option<Vec<_>>>() else {
+    let (results, read) = std::thread::scope(|scope| {
+        let windows = &windows;
+        let handles: Vec<_> = parts
+            .iter()
+            .map(|&(from, to)| scope.spawn(move || parse_part(base, windows, from..to, file, at)))
+            .collect();
+        let read = match read_more {
+            true => reader.read_ahead(parallel.group, &mut ahead),
+            false => Ok(()),
+        };
+        let results: Option<Vec<_>> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect();
+        (results, read)
+    });
+    read?;
+    let merged = merge_group(st, results, n);
+    if merged.is_ok() {
+        pending.drain(..n);
+    }
+    pending.extend(ahead);
+    Ok(merged)
+}
+
+/// Moves the parts of a group of `n` windows into `st` (see
+/// [`parse_group`]).
+fn merge_group(
+    st: &mut ModuleState,
+    results: Option<Vec<(ModuleState, Position)>>,
+    n: usize,
+) -> Result<Position, usize> {
+    let Some(results) = results else {
         log::trace!("parser: a group of {n} windows fails in parts, read one at a time");
-        return None;
+        return Err(n);
     };
-    if group_conflicts(st, &results) {
+    let parts: Vec<&ModuleState> = results.iter().map(|(part, _)| part).collect();
+    if group_conflicts(st, &parts) {
         log::trace!("parser: a group of {n} windows conflicts, read one at a time");
-        return None;
+        return Err(n);
     }
     log::trace!(
         "parser: a group of {n} windows read in {} parts",
-        results.len()
+        parts.len()
     );
     #[cfg(test)]
     tests::GROUPS.with(|g| g.set(g.get() + 1));
-    for part in results {
+    let mut next = Err(n);
+    for (part, end) in results {
         merge_part(st, part);
+        next = Ok(end);
     }
-    pending.drain(..n);
-    Some(next)
+    next
 }
 
-/// Cuts `windows` into up to `parts` runs of about equal size: each run's
-/// window range and where it starts; and where the group ends.
-fn split_group(
-    windows: &[&Arc<String>],
-    parts: usize,
-    mut at: Position,
-) -> (Vec<(usize, usize, Position)>, Position) {
+/// Cuts `windows` into up to `parts` runs of about equal size.
+fn split_group(windows: &[&Arc<String>], parts: usize) -> Vec<(usize, usize)> {
     let total: usize = windows.iter().map(|w| w.len()).sum();
     let mut runs = Vec::with_capacity(parts);
-    let (mut start, mut start_at, mut size) = (0, at, 0);
+    let (mut start, mut size) = (0, 0);
     for (i, w) in windows.iter().enumerate() {
         size += w.len();
-        at.offset += w.len();
-        at.line += memchr::memchr_iter(b'\n', w.as_bytes()).count();
         if size * parts >= total * (runs.len() + 1) || i + 1 == windows.len() {
-            runs.push((start, i + 1, start_at));
+            runs.push((start, i + 1));
             start = i + 1;
-            start_at = at;
         }
     }
-    (runs, at)
+    runs
 }
 
-/// Reads a run of windows (starting at `at`) with a state of its own.
+/// Reads the run `run` of a group's `windows` (the group starts at `at`)
+/// with a state of its own; and where the run ends. Where it starts is
+/// counted here, on the part's thread.
 fn parse_part(
     base: &ModuleState,
     windows: &[&Arc<String>],
+    run: std::ops::Range<usize>,
     file: &str,
     mut at: Position,
-) -> Option<ModuleState> {
+) -> Option<(ModuleState, Position)> {
+    for w in windows.get(..run.start)? {
+        at.offset += w.len();
+        at.line += memchr::memchr_iter(b'\n', w.as_bytes()).count();
+    }
     let mut st = ModuleState {
         before_computations: false,
         ..ModuleState::default()
     };
-    for w in windows {
+    for w in windows.get(run)? {
         parse_window(&mut st, w, file, at, None, Some(base)).ok()?;
         at.line += st.lines.newlines.len();
         at.offset += w.len();
     }
-    Some(st)
+    Some((st, at))
 }
 
 /// The names of a part's computations, by id (its ids are 0..n, each
@@ -369,7 +410,7 @@ fn part_names(part: &ModuleState) -> Vec<&str> {
 /// could not see alone: a computation defined in two parts, or
 /// async-called from two, or a second `ENTRY` (each part checked these
 /// against the module read before the group).
-fn group_conflicts(st: &ModuleState, parts: &[ModuleState]) -> bool {
+fn group_conflicts(st: &ModuleState, parts: &[&ModuleState]) -> bool {
     let mut defined: FxSet<&str> = FxSet::default();
     let mut called: FxSet<&str> = FxSet::default();
     let mut entries = usize::from(st.entry.is_some());
@@ -3664,24 +3705,53 @@ mod tests {
         assert!(groups > 3, "{groups} groups");
     }
 
+    /// A computation `name`, calling `calls` from an async start if given.
+    fn plain(name: &str, entry: bool, calls: Option<&str>) -> String {
+        let entry = if entry { "ENTRY " } else { "" };
+        let body = match calls {
+            Some(c) => format!("  %s = ((f32[8]{{0}}), f32[8]{{0}}, u32[]) async-start(%p), calls=%{c}\n  ROOT %d = f32[8]{{0}} async-done(%s)\n"),
+            None => "  ROOT %n = f32[8]{0} negate(%p)\n".to_string(),
+        };
+        format!("{entry}%{name} (p: f32[8]) -> f32[8] {{\n  %p = f32[8]{{0}} parameter(0)\n{body}}}\n\n")
+    }
+
     #[test]
     fn what_a_part_cannot_tell_gives_the_errors_of_one_window_at_a_time() {
-        let cases: [(usize, &str); 5] = [
-            // Defined twice, far apart.
-            (250, "%comp.20 (p: f32[8]) -> f32[8] {\n  ROOT %p = f32[8]{0} parameter(0)\n}\n\n"),
-            // A second entry.
-            (200, "ENTRY %e2 (p: f32[8]) -> f32[8] {\n  ROOT %p = f32[8]{0} parameter(0)\n}\n\n"),
+        let bad = "%bad (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n  ROOT %c = f32[8]{0} frobnicate(%p)\n}\n\n";
+        let undefined = "%u (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n  ROOT %c = f32[8]{0} call(%p), to_apply=%nowhere\n}\n\n";
+        let mut cases: Vec<Vec<(usize, String)>> = vec![
+            // Defined long before.
+            vec![(250, plain("comp.20", false, None))],
+            // Two more entries in groups.
+            vec![
+                (150, plain("e1", true, None)),
+                (200, plain("e2", true, None)),
+            ],
             // Never defined.
-            (210, "%u (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n  ROOT %c = f32[8]{0} call(%p), to_apply=%nowhere\n}\n\n"),
+            vec![(210, undefined.to_string())],
             // An error in a window of a group.
-            (220, "%bad (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n  ROOT %c = f32[8]{0} frobnicate(%p)\n}\n\n"),
-            // A second async caller of a computation defined long before.
-            (230, "%a2 (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n  %s = ((f32[8]{0}), f32[8]{0}, u32[]) async-start(%p), calls=%wrapped.3\n  ROOT %d = f32[8]{0} async-done(%s)\n}\n\n"),
+            vec![(220, bad.to_string())],
+            // A second async caller long after.
+            vec![(230, plain("a2", false, Some("wrapped.3")))],
         ];
-        for (at, text) in cases {
-            let edit = |i: usize| (i == at).then(|| format!("{text}{}", computation(i)));
+        // Defined twice, or async-called twice, in one part or in two
+        // parts of one group.
+        for first in (100..130).step_by(6) {
+            for apart in [4, 12, 20] {
+                let (a, b) = (plain("dup", false, None), plain("dup", false, None));
+                cases.push(vec![(first, a), (first + apart, b)]);
+                let a = plain("a3", false, Some("comp.95"));
+                let b = plain("a4", false, Some("comp.95"));
+                cases.push(vec![(first, a), (first + apart, b)]);
+            }
+        }
+        for case in cases {
+            let edit = |i: usize| {
+                let (_, text) = case.iter().find(|(at, _)| *at == i)?;
+                Some(format!("{text}{}", computation(i)))
+            };
             let (m, _) = same_both_ways(&module(300, edit));
-            assert!(m.is_err(), "{text}");
+            assert!(m.is_err(), "{case:?}");
         }
     }
 
