@@ -308,6 +308,16 @@ impl Module {
         self.comp_order.push(id);
     }
 
+    /// Takes the defined computations out, in print order (the parser
+    /// moves a part of the module read on another thread into the module).
+    pub(crate) fn take_defined(&mut self) -> Vec<(CompId, Computation)> {
+        let order = std::mem::take(&mut self.comp_order);
+        order
+            .into_iter()
+            .filter_map(|id| Some((id, self.comps.get_mut(id.index())?.take()?)))
+            .collect()
+    }
+
     /// Adds a computation, printed before the entry computation.
     pub fn add_computation(&mut self, mut comp: Computation) -> CompId {
         comp.name = self.names_mut().unique(&comp.name);
