@@ -469,10 +469,12 @@ impl Module {
             visited[id.index()] = true;
             stack.push((id, true));
             let comp = self.comp(id);
-            let mut callees: Vec<CompId> = comp
-                .instructions()
-                .flat_map(|(_, i)| i.called_computations().collect::<Vec<_>>())
-                .collect();
+            // One buffer, not one per instruction: every pass asks for
+            // this order, over every instruction of a large module.
+            let mut callees: Vec<CompId> = Vec::new();
+            for (_, i) in comp.instructions() {
+                callees.extend(i.called_computations());
+            }
             callees.reverse();
             for c in callees {
                 if !visited[c.index()] {
