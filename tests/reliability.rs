@@ -651,3 +651,18 @@ fn fuzz_a_backend_config_with_unbalanced_brackets_prints_quoted() {
         &data("fuzz_regressions/proto_backend_config_unbalanced.pb"),
     );
 }
+
+#[test]
+fn fuzz_a_proto_entry_layout_of_the_wrong_rank_is_refused() {
+    // `{:D(C,D)}`: dim level types but no minor-to-major, which the text
+    // cannot say; the verifier holds the entry layout to the instructions'
+    // rule.
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/proto_entry_layout_without_minor_to_major.pb"),
+        &[
+            "entry_computation_layout",
+            "0 minor-to-major entries for rank 2",
+        ],
+    );
+}

@@ -1272,6 +1272,10 @@ fn check_entry_layout(module: &Module) -> Result<(), VerifyError> {
         message: format!("entry_computation_layout: {message}"),
         pos: None,
     };
+    // A proto's layout may be anything; the text says only what parses.
+    for s in layout.parameters.iter().chain([&layout.result]) {
+        check_layouts(s).map_err(&fail)?;
+    }
     let params = entry.parameters();
     if params.len() != layout.parameters.len() {
         return Err(fail(format!(
