@@ -21,6 +21,11 @@ ARTIFACTS = ROOT / "target" / "ci-artifacts"
 CASES = {
     # A JAX softmax and its gradient: one forward, one backward raise.
     "softmax_vjp": ("examples/softmax_vjp_f32.hlo", ["mul.13", "divide"]),
+    # A Flax BERT (two layers) train step: two forward, two backward.
+    "flax_bert_train": (
+        "tests/data/frontend/jax/flax_bert_train_f32.hlo",
+        ["mul.261", "mul.301", "div.61", "div.75"],
+    ),
     # A PyTorch/XLA two-layer transformer encoder (BERT-style) train step:
     # two forward and two backward softmaxes.
     "torch_encoder_train": (
