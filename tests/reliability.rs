@@ -666,3 +666,16 @@ fn fuzz_a_proto_entry_layout_of_the_wrong_rank_is_refused() {
         ],
     );
 }
+
+#[test]
+fn fuzz_a_frontend_attribute_key_that_is_not_a_word_prints_quoted() {
+    // A proto's key `neuron[hint`: printed raw, the text did not parse.
+    let out = output_parses_back(
+        &["--passes", ""],
+        &data("fuzz_regressions/proto_frontend_attribute_key_not_a_word.pb"),
+    );
+    assert!(
+        out.contains("frontend_attributes={\"neuron[hint\"="),
+        "{out}"
+    );
+}

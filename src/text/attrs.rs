@@ -1530,7 +1530,15 @@ fn frontend_attributes_text(t: &mut String, fa: &FrontendAttributes) {
     entries.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
     t.push('{');
     join(t, &entries, ",", |t, (k, v)| {
-        t.push_str(k);
+        // XLA prints keys raw; one a word cannot hold (from a proto) is
+        // quoted, which the parser reads back, where raw it would not.
+        if k.chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.'))
+        {
+            t.push_str(k);
+        } else {
+            quoted(t, k);
+        }
         t.push('=');
         if looks_like_json_object(v) {
             t.push_str(v);
