@@ -1005,3 +1005,138 @@ fn async_computations_with_unknown_fields_keep_them() {
         }
     }
 }
+
+/// Every layout a proto can hold, wherever a shape sits (an instruction's
+/// shape, a custom call's `operand_layout_constraints`, an outfeed's
+/// `outfeed_shape`), is either refused or printed as text that reads back
+/// and prints the same. The fuzzer found three of these one at a time
+/// (`{:D(S,C,D)}` with no minor-to-major); this holds the whole class.
+#[test]
+fn every_layout_a_proto_holds_is_refused_or_reads_back() {
+    use proto::messages::*;
+    let text = "HloModule m, entry_computation_layout={(f32[2,3]{1,0})->f32[2,3]{1,0}}\n\n\
+        ENTRY e {\n  p = f32[2,3]{1,0} parameter(0)\n  \
+        cc = f32[2,3]{1,0} custom-call(p), custom_call_target=\"foo\", operand_layout_constraints={f32[2,3]{1,0}}\n  \
+        t = token[] after-all()\n  \
+        o = token[] outfeed(cc, t), outfeed_shape=f32[2,3]{1,0}\n  \
+        ROOT r = f32[2,3]{1,0} negate(cc)\n}\n";
+    let module = hlo_opt::text::parse_module(text, "m.hlo").unwrap();
+    let base = proto::module_to_proto(&module).unwrap();
+    fn layout(edit: impl FnOnce(&mut LayoutProto)) -> LayoutProto {
+        let mut l = LayoutProto::default();
+        edit(&mut l);
+        l
+    }
+    let tile = |dimensions: Vec<i64>| TileProto::from(TileProtoFields { dimensions });
+    let layouts: Vec<(&str, LayoutProto)> = vec![
+        (
+            "dim level types, no minor-to-major",
+            layout(|l| l.dim_level_types = vec![2, 1]),
+        ),
+        ("no minor-to-major at all", layout(|_| {})),
+        (
+            "a minor-to-major of the wrong rank",
+            layout(|l| l.minor_to_major = vec![0]),
+        ),
+        (
+            "a tile with no dimensions",
+            layout(|l| {
+                l.minor_to_major = vec![1, 0];
+                l.tiles = vec![tile(vec![])];
+            }),
+        ),
+        (
+            "a physical shape",
+            layout(|l| {
+                l.minor_to_major = vec![1, 0];
+                l.physical_shape = Some(Box::new(ShapeProto::from(ShapeProtoFields {
+                    element_type: 11,
+                    dimensions: vec![6],
+                    ..Default::default()
+                })));
+            }),
+        ),
+        (
+            "negative sizes and spaces",
+            layout(|l| {
+                l.minor_to_major = vec![1, 0];
+                l.element_size_in_bits = -3;
+                l.memory_space = -1;
+                l.tail_padding_alignment_in_elements = 7;
+                l.dynamic_shape_metadata_prefix_bytes = -8;
+            }),
+        ),
+        (
+            "index and pointer types that are not types",
+            layout(|l| {
+                l.minor_to_major = vec![1, 0];
+                l.index_primitive_type = 999;
+                l.pointer_primitive_type = 13;
+            }),
+        ),
+        (
+            "tiles with combined and negative dimensions",
+            layout(|l| {
+                l.minor_to_major = vec![0, 1];
+                l.tiles = vec![tile(vec![i64::MIN, 8]), tile(vec![-2])];
+            }),
+        ),
+        (
+            "split configs",
+            layout(|l| {
+                l.minor_to_major = vec![1, 0];
+                l.split_configs = vec![SplitConfigProto::from(SplitConfigProtoFields {
+                    dimension: 0,
+                    split_indices: vec![],
+                })];
+            }),
+        ),
+        (
+            "more dim level types than dimensions",
+            layout(|l| {
+                l.minor_to_major = vec![1, 0];
+                l.dim_level_types = vec![1, 2, 3, 7];
+                l.dim_unique = vec![false];
+                l.dim_ordered = vec![false, false];
+            }),
+        ),
+    ];
+    type Place = fn(&mut HloModuleProto) -> &mut ShapeProto;
+    let places: [(&str, Place); 3] = [
+        ("the custom call's shape", |m| {
+            m.computations[0].instructions[1].shape.as_mut().unwrap()
+        }),
+        ("operand_layout_constraints", |m| {
+            &mut m.computations[0].instructions[1].operand_shapes_with_layout[0]
+        }),
+        ("outfeed_shape", |m| {
+            m.computations[0].instructions[3]
+                .outfeed_shape
+                .as_mut()
+                .unwrap()
+        }),
+    ];
+    let mut failures = Vec::new();
+    for (what, layout) in &layouts {
+        for (place, at) in &places {
+            let mut m = base.clone();
+            at(&mut m).layout = Some(layout.clone());
+            let Ok(read) = proto::read_module(&m.encode_to_vec()) else {
+                continue;
+            };
+            if verify(&read).is_err() {
+                continue;
+            }
+            let printed = print_module(&read);
+            match hlo_opt::text::parse_module(&printed, "printed.hlo") {
+                Ok(again) if print_module(&again) == printed => {}
+                Ok(again) => failures.push(format!(
+                    "{what} in {place}: prints differently once read back:\n{printed}\n{}",
+                    print_module(&again)
+                )),
+                Err(e) => failures.push(format!("{what} in {place}: {e}\n{printed}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -316,6 +316,7 @@ fn check_instruction(
         }
     }
     check_layouts(&instr.shape)?;
+    check_attribute_layouts(instr)?;
     check_shape(module, cid, id)?;
     check_operands_and_attrs(module, cid, id)?;
     check_dimension_numbers(comp, instr)?;
@@ -626,7 +627,8 @@ fn check_name(name: &str, computation: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Every array in a shape has a layout of its own rank, if any.
+/// Every array in a shape has a layout of its own rank, if any, that the
+/// text can say: a tile has at least one dimension.
 fn check_layouts(shape: &Shape) -> Result<(), String> {
     match shape {
         Shape::Array(a) => match &a.layout {
@@ -636,11 +638,38 @@ fn check_layouts(shape: &Shape) -> Result<(), String> {
                 l.minor_to_major.len(),
                 a.rank()
             )),
+            Some(l)
+                if l.extras
+                    .as_ref()
+                    .is_some_and(|x| x.tiles.iter().any(|t| t.0.is_empty())) =>
+            {
+                Err(format!(
+                    "the layout of {} has a tile of no dimensions",
+                    shape.to_text(false)
+                ))
+            }
             _ => Ok(()),
         },
         Shape::Tuple(elems) => elems.iter().try_for_each(check_layouts),
         _ => Ok(()),
     }
+}
+
+/// The shapes an instruction's attributes hold (`outfeed_shape`,
+/// `operand_layout_constraints`) are held to the same layout rule, since
+/// they are printed with their layouts too.
+fn check_attribute_layouts(instr: &Instruction) -> Result<(), String> {
+    for attr in instr.attrs.iter() {
+        let shapes = match &attr.value {
+            AttrValue::Shape(s) => std::slice::from_ref(&**s),
+            AttrValue::Shapes(s) => &s[..],
+            _ => continue,
+        };
+        for s in shapes {
+            check_layouts(s).map_err(|e| format!("{}: {e}", attr.key.as_str()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Operand counts and required attributes, as XLA's parser checks them

@@ -53,6 +53,10 @@ pub(super) fn layout_from_proto(l: &LayoutProto, rank: usize) -> Result<Layout, 
             l.minor_to_major.len()
         ));
     }
+    if l.physical_shape.is_some() {
+        // As the text parser refuses it: we keep no sparse arrays.
+        return err("Layout has physical shape, but is not for a sparse array");
+    }
     let mut x = LayoutExtras::default();
     if !l.dim_level_types.is_empty() {
         x.dim_level_types = Some(dim_level_types_text(l).into());
@@ -70,7 +74,7 @@ pub(super) fn layout_from_proto(l: &LayoutProto, rank: usize) -> Result<Layout, 
     if l.memory_space != 0 {
         x.memory_space = Some(l.memory_space);
     }
-    let rest = rest_text(l)?;
+    let rest = rest_text(l);
     if !rest.is_empty() {
         x.rest = Some(rest.into());
     }
@@ -120,8 +124,8 @@ fn index_types_text(l: &LayoutProto) -> String {
 }
 
 /// The layout's other parts, as the text writes them: split configs
-/// `SC(d:i,...)`, physical shape `P(...)`, metadata prefix `M(n)`.
-fn rest_text(l: &LayoutProto) -> Result<String, ProtoError> {
+/// `SC(d:i,...)`, metadata prefix `M(n)`.
+fn rest_text(l: &LayoutProto) -> String {
     let mut rest = String::new();
     if !l.split_configs.is_empty() {
         rest.push_str("SC");
@@ -133,17 +137,12 @@ fn rest_text(l: &LayoutProto) -> Result<String, ProtoError> {
             rest.push(')');
         }
     }
-    if let Some(ps) = &l.physical_shape {
-        rest.push_str("P(");
-        shape_from_proto(ps, 1)?.write(&mut rest, true);
-        rest.push(')');
-    }
     if l.dynamic_shape_metadata_prefix_bytes != 0 {
         rest.push_str("M(");
         push_int(&mut rest, l.dynamic_shape_metadata_prefix_bytes);
         rest.push(')');
     }
-    Ok(rest)
+    rest
 }
 
 pub(super) fn join<T>(t: &mut String, items: &[T], sep: &str, mut f: impl FnMut(&mut String, &T)) {
