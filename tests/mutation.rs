@@ -222,3 +222,55 @@ fn verifier_catches_broken_ir_invariants() {
     m.comp_mut(e).instr_mut(p).payload = Payload::Parameter(1);
     assert!(verify(&m).unwrap_err().to_string().contains("0 is missing"));
 }
+
+#[test]
+fn a_computation_knows_which_opcodes_it_may_hold() {
+    let mut m = module(CHAIN);
+    let e = m.entry();
+    let c = m.comp(e);
+    assert!(c.may_contain(Opcode::Exp) && c.may_contain(Opcode::Multiply));
+    assert!(!c.may_contain(Opcode::Divide) && !c.may_contain(Opcode::CustomCall));
+    let x = c.find("x").unwrap();
+    let div = Instruction::new(
+        "",
+        Opcode::Divide,
+        Shape::array(PrimitiveType::F32, vec![4]),
+    )
+    .with_operands([x, x]);
+    let div = m.add_instruction(e, div);
+    assert!(m.comp(e).may_contain(Opcode::Divide));
+    // Removal leaves the bit: the set may only over-approximate.
+    m.comp_mut(e).remove_with_dead_operands(div);
+    assert!(m.comp(e).may_contain(Opcode::Divide));
+    // An opcode changed in place is outside the set; the verifier says so.
+    let a = m.comp(e).find("a").unwrap();
+    m.comp_mut(e).instr_mut(a).opcode = Opcode::Sqrt;
+    let err = verify(&m).unwrap_err().to_string();
+    assert!(err.contains("opcode was changed in place"), "{err}");
+}
+
+#[test]
+fn the_computation_post_order_follows_the_calls_a_change_adds() {
+    let mut m = module(CHAIN);
+    let e = m.entry();
+    let f32x4 = || Shape::array(PrimitiveType::F32, vec![4]);
+    let identity = |name: &str| {
+        let mut c = hlo_opt::ir::Computation::new(name);
+        let p = c.push(Instruction::new("", Opcode::Parameter, f32x4()));
+        c.instr_mut(p).payload = Payload::Parameter(0);
+        c.set_root(p);
+        c
+    };
+    let a = m.add_computation(identity("a"));
+    let b = m.add_computation(identity("b"));
+    assert_eq!(m.computation_post_order(), vec![a, b, e]);
+    // `a` now calls `b`: callees come first, the order asked for before
+    // is not reused.
+    let p = m.comp(a).root();
+    let mut call = Instruction::new("", Opcode::Call, f32x4()).with_operands([p]);
+    call.set_attr("to_apply", hlo_opt::ir::AttrValue::Comp(b));
+    m.add_instruction(a, call);
+    assert_eq!(m.computation_post_order(), vec![b, a, e]);
+    m.remove_computation(a);
+    assert_eq!(m.computation_post_order(), vec![b, e]);
+}

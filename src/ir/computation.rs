@@ -9,6 +9,7 @@
 //! Removed instructions leave a tombstone so ids stay stable.
 
 use super::instruction::Instruction;
+use super::opcode::{Opcode, OpcodeSet};
 use super::InstrId;
 
 /// Where an instruction was read: the line and column (in characters,
@@ -31,6 +32,11 @@ pub struct Computation {
     /// scheduled module); holds tombstoned ids until [`Self::compact_order`].
     sequence: Vec<InstrId>,
     root: Option<InstrId>,
+    /// Every opcode ever pushed (removal does not clear a bit), so that a
+    /// pass can pass over a computation that cannot hold what it looks
+    /// for without walking it. An instruction's opcode is fixed once it is
+    /// pushed; the verifier checks that the set still covers them all.
+    opcodes: OpcodeSet,
     /// `, execution_thread="..."` after the closing brace.
     pub execution_thread: Option<Box<str>>,
     live: usize,
@@ -243,6 +249,12 @@ impl Computation {
             .expect("instruction id refers to a removed instruction")
     }
 
+    /// False when no instruction of `op` is in this computation; true
+    /// when one may be (one was added, perhaps since removed).
+    pub fn may_contain(&self, op: Opcode) -> bool {
+        self.opcodes.contains(op)
+    }
+
     pub fn get(&self, id: InstrId) -> Option<&Instruction> {
         self.instrs.get(id.index())?.as_ref()
     }
@@ -298,6 +310,7 @@ impl Computation {
                 users.push(id);
             }
         }
+        self.opcodes.insert(instr.opcode);
         self.instrs.push(Some(instr));
         self.sequence.push(id);
         self.live += 1;

@@ -7,7 +7,7 @@ use super::opcode::Opcode;
 use super::shape::Shape;
 use super::{CompId, InstrId};
 use crate::util::{FxMap, FxSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Clone, Debug)]
 pub struct Module {
@@ -38,6 +38,10 @@ pub struct Module {
     /// [`Module::take_changed`], and a mark per computation slot.
     changed: Vec<CompId>,
     changed_mark: Vec<bool>,
+    /// [`Module::computation_post_order`], kept until a computation is
+    /// handed out for change, added, removed or made the entry: every pass
+    /// asks for it, and finding the callees walks every instruction.
+    post_order: OnceLock<Vec<CompId>>,
 }
 
 /// What the printer prints; [`PrintOptions::default_form`] is what XLA's
@@ -225,6 +229,7 @@ impl Module {
             names: None,
             changed: Vec::new(),
             changed_mark: Vec::new(),
+            post_order: OnceLock::new(),
         }
     }
 
@@ -237,6 +242,7 @@ impl Module {
     }
 
     pub fn set_entry(&mut self, id: CompId) {
+        self.post_order.take();
         self.entry = Some(id);
     }
 
@@ -248,6 +254,7 @@ impl Module {
 
     pub fn comp_mut(&mut self, id: CompId) -> &mut Computation {
         self.mark_changed(id);
+        self.post_order.take();
         self.comps[id.index()]
             .as_mut()
             .expect("computation id refers to a removed computation")
@@ -295,6 +302,7 @@ impl Module {
     /// Takes back the computations defined after the first `n` (the parser
     /// reads a part of its input again); their slots stay reserved.
     pub(crate) fn undefine_since(&mut self, n: usize) {
+        self.post_order.take();
         for id in self.comp_order.drain(n.min(self.comp_order.len())..) {
             if let Some(slot) = self.comps.get_mut(id.index()) {
                 *slot = None;
@@ -304,6 +312,7 @@ impl Module {
 
     /// Fills a reserved slot and puts it last in print order.
     pub(crate) fn define_computation(&mut self, id: CompId, comp: Computation) {
+        self.post_order.take();
         self.comps[id.index()] = Some(comp);
         self.comp_order.push(id);
     }
@@ -311,6 +320,7 @@ impl Module {
     /// Takes the defined computations out, in print order (the parser
     /// moves a part of the module read on another thread into the module).
     pub(crate) fn take_defined(&mut self) -> Vec<(CompId, Computation)> {
+        self.post_order.take();
         let order = std::mem::take(&mut self.comp_order);
         order
             .into_iter()
@@ -324,6 +334,7 @@ impl Module {
         let id = CompId::new(self.comps.len());
         self.comps.push(Some(comp));
         self.mark_changed(id);
+        self.post_order.take();
         let at = self
             .comp_order
             .iter()
@@ -338,6 +349,7 @@ impl Module {
         if Some(id) == self.entry {
             return;
         }
+        self.post_order.take();
         if let Some(slot) = self.comps.get_mut(id.index()) {
             *slot = None;
         }
@@ -446,6 +458,12 @@ impl Module {
 
     /// Computations reachable from the entry, callees before callers.
     pub fn computation_post_order(&self) -> Vec<CompId> {
+        self.post_order
+            .get_or_init(|| self.find_computation_post_order())
+            .clone()
+    }
+
+    fn find_computation_post_order(&self) -> Vec<CompId> {
         let mut visited = vec![false; self.comps.len()];
         let mut order = Vec::new();
         let roots: Vec<CompId> = self.computation_ids().collect();

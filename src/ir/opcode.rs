@@ -30,6 +30,22 @@ macro_rules! opcodes {
     };
 }
 
+/// A set of opcodes, one bit each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpcodeSet(u128);
+
+const _: () = assert!(Opcode::ALL.len() <= 128, "OpcodeSet holds 128 opcodes");
+
+impl OpcodeSet {
+    pub fn insert(&mut self, op: Opcode) {
+        self.0 |= 1 << op as u32;
+    }
+
+    pub fn contains(self, op: Opcode) -> bool {
+        self.0 & (1 << op as u32) != 0
+    }
+}
+
 opcodes! {
     Abs => "abs",
     Add => "add",

@@ -247,6 +247,15 @@ fn check_computation(
         check_instruction_name(module, cid, comp, id, instr, names)?;
         check_instruction(module, cid, comp, id, instr, &mut param_numbers)
             .map_err(|m| comp_error(comp, Some(id), m))?;
+        if !comp.may_contain(instr.opcode) {
+            return Err(comp_error(
+                comp,
+                Some(id),
+                "its opcode was changed in place: the computation's opcode set does not hold it \
+                 (replace the instruction instead)"
+                    .into(),
+            ));
+        }
     }
     for n in 0..param_numbers.len() as i64 {
         if !param_numbers.contains(&n) {

@@ -24,6 +24,9 @@ impl Pass for LegalizeCompare {
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
         for comp in ctx.computations(module, OriginalScope::Entry) {
+            if !module.comp(comp).may_contain(Opcode::Compare) {
+                continue;
+            }
             for id in module.comp(comp).post_order() {
                 let c = module.comp(comp);
                 let instr = c.instr(id);

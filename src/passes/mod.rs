@@ -231,8 +231,12 @@ impl Candidate<'_> {
 }
 
 /// The custom calls to a wanted target, in post order. The post order is
-/// computed only when there is one: most computations have none.
+/// computed only when there is one: most computations have none, and most
+/// have no custom call at all.
 fn candidates(comp: &Computation, targets: &[&str]) -> Vec<InstrId> {
+    if !comp.may_contain(Opcode::CustomCall) {
+        return Vec::new();
+    }
     let is_candidate = |i: &Instruction| {
         i.opcode == Opcode::CustomCall
             && i.custom_call_target().is_some_and(|t| targets.contains(&t))

@@ -94,6 +94,14 @@ fn find(
 ) -> Vec<(ForwardSoftmax, Option<InstrId>)> {
     let c = module.comp(comp);
     let mut found = Vec::new();
+    // Without an exp and a reduce no anchor matches, and none is refused:
+    // only the debug log of each anchor's mismatch would tell.
+    let may_hold_softmax = c.may_contain(Opcode::Exp)
+        && c.may_contain(Opcode::Reduce)
+        && (c.may_contain(Opcode::Divide) || c.may_contain(Opcode::Multiply));
+    if !may_hold_softmax && !log::log_enabled!(log::Level::Debug) {
+        return found;
+    }
     for id in c.post_order() {
         if !matches!(c.instr(id).opcode, Opcode::Divide | Opcode::Multiply) {
             continue;

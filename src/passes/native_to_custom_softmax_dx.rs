@@ -72,8 +72,12 @@ impl Pass for NativeToCustomSoftmaxDx {
         let mut flow: Option<Flow> = None;
         for comp in ctx.computations(module, OriginalScope::Every) {
             let mut found = Vec::new();
-            {
-                let c = module.comp(comp);
+            let c = module.comp(comp);
+            // Every form sums a row: without a reduce no root matches and
+            // none is refused; only the trace log of each mismatch would tell.
+            let may_hold_gradient = c.may_contain(Opcode::Reduce)
+                && (c.may_contain(Opcode::Multiply) || c.may_contain(Opcode::Add));
+            if may_hold_gradient || log::log_enabled!(log::Level::Trace) {
                 for id in c.post_order() {
                     match match_backward(module, &mut flow, comp, c, id) {
                         Ok(b) => found.push(b),
