@@ -149,18 +149,26 @@ pub fn from_metadata(m: &pb::OpMetadata, stack_frame_id: i32) -> OpMetadata {
 
 pub fn to_metadata(m: &OpMetadata) -> pb::OpMetadata {
     let mut p = pb::OpMetadata::default();
-    p.op_type = m.op_type.to_string();
-    p.op_name = m.op_name.to_string();
-    p.source_file = m.source_file.to_string();
+    metadata_into(m, &mut p);
+    p
+}
+
+/// `m` into `p`, whatever `p` held, reusing its buffers (the writer's one
+/// instruction message keeps its metadata's).
+pub fn metadata_into(m: &OpMetadata, p: &mut pb::OpMetadata) {
+    use prost::Message;
+    p.clear();
+    p.op_type.push_str(&m.op_type);
+    p.op_name.push_str(&m.op_name);
+    p.source_file.push_str(&m.source_file);
     p.source_line = m.source_line;
     p.source_end_line = m.source_end_line;
     p.source_column = m.source_column;
     p.source_end_column = m.source_end_column;
-    p.profile_type = m.profile_type.clone();
-    p.deduplicated_name = m.deduplicated_name.to_string();
-    p.scheduling_name = m.scheduling_name.to_string();
+    p.profile_type.extend_from_slice(&m.profile_type);
+    p.deduplicated_name.push_str(&m.deduplicated_name);
+    p.scheduling_name.push_str(&m.scheduling_name);
     p.stack_frame_id = m.stack_frame_id;
-    p
 }
 
 /// The proto's map is ordered by key, as XLA prints it.

@@ -200,7 +200,9 @@ fn dims_field<'p>(
 /// `key` is one.
 fn message_to_proto(p: &mut HloInstructionProto, key: &str, v: &V) -> Result<bool, ProtoError> {
     match (key, v) {
-        ("metadata", V::Metadata(m)) => p.metadata = Some(attrs::to_metadata(m)),
+        ("metadata", V::Metadata(m)) => {
+            attrs::metadata_into(m, p.metadata.get_or_insert_with(Default::default))
+        }
         ("frontend_attributes", V::FrontendAttributes(fa)) => {
             p.frontend_attributes = Some(attrs::to_frontend_attributes(fa))
         }

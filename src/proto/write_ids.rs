@@ -11,7 +11,32 @@ use crate::util::{FxMap, FxSet};
 /// A computation's instructions in writing order, and their proto ids.
 pub(super) struct InstrIds {
     pub(super) order: Vec<InstrId>,
-    pub(super) ids: FxMap<InstrId, i64>,
+    pub(super) ids: LocalIds,
+}
+
+/// The proto id of each instruction of a computation, by [`InstrId`]
+/// index: a table, not a map, since every instruction has one and the
+/// writer looks one up per operand.
+pub(super) struct LocalIds(Vec<Option<i64>>);
+
+impl LocalIds {
+    fn new(slots: usize) -> LocalIds {
+        LocalIds(vec![None; slots])
+    }
+
+    fn set(&mut self, i: InstrId, id: i64) {
+        self.0[i.index()] = Some(id);
+    }
+}
+
+impl std::ops::Index<&InstrId> for LocalIds {
+    type Output = i64;
+
+    fn index(&self, i: &InstrId) -> &i64 {
+        self.0[i.index()]
+            .as_ref()
+            .expect("every instruction written has an id")
+    }
 }
 
 /// The [`InstrIds`] of every computation, and of the async sugar's
@@ -88,9 +113,10 @@ impl Writer<'_> {
             let cid = self.comp_ids[&id];
             let c = comps.get_mut(&id).expect("every computation");
             for (j, &i) in c.order.iter().enumerate() {
-                c.ids.entry(i).or_insert_with(|| {
-                    fresh_id(&mut used, &mut next, (cid << 32) | (j as i64 + 1))
-                });
+                if c.ids.0[i.index()].is_none() {
+                    let id = fresh_id(&mut used, &mut next, (cid << 32) | (j as i64 + 1));
+                    c.ids.set(i, id);
+                }
             }
         }
         let wrapped = self
@@ -98,10 +124,10 @@ impl Writer<'_> {
             .iter()
             .map(|w| {
                 let order = w.comp.post_order();
-                let mut ids = FxMap::default();
+                let mut ids = LocalIds::new(w.comp.slot_count());
                 for (j, &i) in order.iter().enumerate() {
                     let p = fresh_id(&mut used, &mut next, (w.id << 32) | (j as i64 + 1));
-                    ids.insert(i, p);
+                    ids.set(i, p);
                 }
                 InstrIds { order, ids }
             })
@@ -178,10 +204,10 @@ impl Writer<'_> {
 /// The ids a proto the computation was read from gave its instructions,
 /// where no other instruction of the module has them.
 fn proto_ids(comp: &Computation, order: Vec<InstrId>, used: &mut FxSet<i64>) -> InstrIds {
-    let mut ids = FxMap::default();
+    let mut ids = LocalIds::new(comp.slot_count());
     for &i in &order {
         if let Some(p) = comp.proto_instr_id(i).filter(|&p| used.insert(p)) {
-            ids.insert(i, p);
+            ids.set(i, p);
         }
     }
     InstrIds { order, ids }

@@ -11,13 +11,12 @@ use super::messages::*;
 use super::stays_on_async_start;
 use super::to_proto::Writer;
 use super::write_attrs::attr_to_proto;
-use super::write_ids::InstrIds;
+use super::write_ids::{InstrIds, LocalIds};
 use super::write_literal::literal_to_proto;
-use super::write_shape::shape_to_proto;
+use super::write_shape::{shape_into_proto, shape_to_proto};
 use super::ProtoError;
 use crate::ir::instruction::{AttrValue, ComparisonType};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Opcode, Payload};
-use crate::util::FxMap;
 use prost::Message;
 
 impl Writer<'_> {
@@ -44,7 +43,7 @@ impl Writer<'_> {
         &self,
         comp: &Computation,
         instr_id: InstrId,
-        local: &FxMap<InstrId, i64>,
+        local: &LocalIds,
         p: &mut HloInstructionProto,
     ) -> Result<(), ProtoError> {
         let instr = comp.instr(instr_id);
@@ -117,23 +116,28 @@ impl Writer<'_> {
 fn own_fields(
     comp: &Computation,
     instr_id: InstrId,
-    local: &FxMap<InstrId, i64>,
+    local: &LocalIds,
     p: &mut HloInstructionProto,
 ) -> Result<(), ProtoError> {
     let id = local[&instr_id];
     let instr = comp.instr(instr_id);
+    // The shape's and metadata's buffers outlive the clearing.
+    let mut shape = p.shape.take().unwrap_or_default();
+    let mut metadata = p.metadata.take().unwrap_or_default();
     p.clear();
     // Fields of a newer XLA it was read with, as they came.
     p.unknown.extend_from_slice(comp.proto_unknown(instr_id));
     p.name.push_str(&instr.name);
     p.opcode.push_str(instr.opcode.name());
-    p.shape = Some(shape_to_proto(&instr.shape));
+    shape_into_proto(&instr.shape, &mut shape);
+    p.shape = Some(shape);
     p.id = id;
     p.operand_ids
         .extend(instr.operands().iter().map(|o| local[o]));
     p.control_predecessor_ids
         .extend(instr.control_predecessors().iter().map(|o| local[o]));
-    p.metadata = Some(OpMetadata::default());
+    metadata.clear();
+    p.metadata = Some(metadata);
     p.frontend_attributes = Some(FrontendAttributes::default());
     p.statistics_viz = Some(StatisticsViz::default());
     match &instr.payload {

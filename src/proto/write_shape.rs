@@ -5,10 +5,20 @@
 #![allow(clippy::field_reassign_with_default)]
 
 use super::messages::*;
-use crate::ir::shape::{ArrayShape, Layout, Shape};
+use crate::ir::shape::{Layout, Shape};
+use prost::Message;
 
 pub(crate) fn shape_to_proto(s: &Shape) -> ShapeProto {
     let mut p = ShapeProto::default();
+    shape_into_proto(s, &mut p);
+    p
+}
+
+/// `s` into `p`, whatever `p` held, reusing its buffers: the writer makes
+/// every instruction's shape in the one message it reuses.
+pub(super) fn shape_into_proto(s: &Shape, p: &mut ShapeProto) {
+    let layout = p.layout.take();
+    p.clear();
     match s {
         Shape::Tuple(elems) => {
             p.element_type = 13;
@@ -16,23 +26,23 @@ pub(crate) fn shape_to_proto(s: &Shape) -> ShapeProto {
         }
         Shape::Token => p.element_type = 17,
         Shape::Opaque => p.element_type = 14,
-        Shape::Array(a) => array_to_proto(a, &mut p),
+        Shape::Array(a) => {
+            p.element_type = a.element_type as i32;
+            p.dimensions.extend_from_slice(&a.dims);
+            p.is_dynamic_dimension
+                .extend((0..a.rank()).map(|i| a.is_dynamic(i)));
+            if let Some(l) = &a.layout {
+                let mut lp = layout.unwrap_or_default();
+                layout_into_proto(l, &mut lp);
+                p.layout = Some(lp);
+            }
+        }
     }
-    p
 }
 
-pub(super) fn array_to_proto(a: &ArrayShape, p: &mut ShapeProto) {
-    p.element_type = a.element_type as i32;
-    p.dimensions = a.dims.clone();
-    p.is_dynamic_dimension = (0..a.rank()).map(|i| a.is_dynamic(i)).collect();
-    if let Some(l) = &a.layout {
-        p.layout = Some(layout_to_proto(l));
-    }
-}
-
-pub(super) fn layout_to_proto(l: &Layout) -> LayoutProto {
-    let mut p = LayoutProto::default();
-    p.minor_to_major = l.minor_to_major.clone();
+fn layout_into_proto(l: &Layout, p: &mut LayoutProto) {
+    p.clear();
+    p.minor_to_major.extend_from_slice(&l.minor_to_major);
     p.tail_padding_alignment_in_elements = 1;
     if let Some(x) = &l.extras {
         p.tiles = x
@@ -50,5 +60,4 @@ pub(super) fn layout_to_proto(l: &Layout) -> LayoutProto {
         p.element_size_in_bits = x.element_size_bits.unwrap_or(0);
         p.memory_space = x.memory_space.unwrap_or(0);
     }
-    p
 }
