@@ -205,3 +205,67 @@ fn a_window_read_again_is_undone_first() {
     assert_eq!(from_text(cut), Ok(want.clone()));
     assert_eq!(from_reader(cut, 5), Ok(want));
 }
+
+/// A reader that fails once `fail_at` bytes have been read.
+struct FailingAt<'a> {
+    rest: &'a [u8],
+    read: usize,
+    fail_at: usize,
+}
+
+impl Read for FailingAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.fill_buf()?.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.rest[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for FailingAt<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.read >= self.fail_at {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        let n = (self.fail_at - self.read)
+            .min(64 << 10)
+            .min(self.rest.len());
+        Ok(&self.rest[..n])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.rest = &self.rest[n..];
+        self.read += n;
+    }
+}
+
+/// An I/O error anywhere (in the first, sequential MiB, in the middle of a
+/// group read ahead for the threads, in the entry) is the read's error:
+/// no module, no panic, no hang.
+#[test]
+fn an_io_error_while_reading_ahead_is_the_reads_error() {
+    let text = computations(80_000);
+    assert!(
+        text.len() > 4 << 20,
+        "past the parallel threshold and a group"
+    );
+    for fail_at in [100, 1 << 20, (1 << 20) + 12_345, 3 << 20, text.len() - 10] {
+        let reader = FailingAt {
+            rest: text.as_bytes(),
+            read: 0,
+            fail_at,
+        };
+        match parse_module_from_reader(reader, "t.hlo") {
+            Err(ReadError::Io(e)) => assert!(e.to_string().contains("the disk went away")),
+            Err(e) => panic!("at {fail_at}: not the I/O error: {e}"),
+            Ok(_) => panic!("at {fail_at}: a module from a failed read"),
+        }
+    }
+    // The same text whole reads.
+    let reader = FailingAt {
+        rest: text.as_bytes(),
+        read: 0,
+        fail_at: usize::MAX,
+    };
+    assert!(parse_module_from_reader(reader, "t.hlo").is_ok());
+}
