@@ -435,15 +435,10 @@ fn contract(py: Python<'_>, module: &Module) -> PyResult<()> {
 }
 
 fn proto_error(py: Python<'_>, message: &str) -> PyErr {
-    match py_obj(py, "<proto>") {
-        Ok(file) => error(
-            py,
-            "ParseError",
-            format!("<proto>: error: {message}"),
-            &[("file", file)],
-        ),
-        Err(e) => e,
-    }
+    let message = format!("<proto>: error: {message}");
+    error_with(py, "ParseError", message, || {
+        Ok(vec![("file", py_obj(py, "<proto>")?)])
+    })
 }
 
 fn verified(py: Python<'_>, module: Module, file: &str) -> PyResult<HloModule> {
@@ -462,37 +457,25 @@ fn verify_error(py: Python<'_>, e: &VerifyError, file: &str) -> PyErr {
         (Some(l), Some(c)) => format!("{file}:{l}:{c}"),
         _ => file.to_string(),
     };
-    let kwargs = || -> PyResult<Vec<(&'static str, Py<PyAny>)>> {
+    let message = format!("{at}: error: invalid module: {e}");
+    error_with(py, "ParseError", message, || {
         Ok(vec![
             ("file", py_obj(py, file)?),
             ("line", py_obj(py, line)?),
             ("column", py_obj(py, column)?),
         ])
-    };
-    match kwargs() {
-        Ok(kw) => error(
-            py,
-            "ParseError",
-            format!("{at}: error: invalid module: {e}"),
-            &kw,
-        ),
-        Err(e) => e,
-    }
+    })
 }
 
 fn parse_error(py: Python<'_>, e: &ParseError) -> PyErr {
-    let kwargs = || -> PyResult<Vec<(&'static str, Py<PyAny>)>> {
+    error_with(py, "ParseError", e.to_string(), || {
         Ok(vec![
             ("file", py_obj(py, e.file.clone())?),
             ("line", py_obj(py, e.line)?),
             ("column", py_obj(py, e.column)?),
             ("source_line", py_obj(py, e.source_line.clone())?),
         ])
-    };
-    match kwargs() {
-        Ok(kw) => error(py, "ParseError", e.to_string(), &kw),
-        Err(e) => e,
-    }
+    })
 }
 
 fn pass_error(py: Python<'_>, e: &PassError) -> PyErr {
@@ -503,16 +486,12 @@ fn pass_error(py: Python<'_>, e: &PassError) -> PyErr {
         PassError::Verifier { pass, error } => (*pass, error.instruction.clone()),
         PassError::After { pass, .. } => (*pass, None),
     };
-    let kwargs = || -> PyResult<Vec<(&'static str, Py<PyAny>)>> {
+    error_with(py, "PassError", e.to_string(), || {
         Ok(vec![
             ("pass_name", py_obj(py, pass)?),
             ("instruction", py_obj(py, instruction)?),
         ])
-    };
-    match kwargs() {
-        Ok(kw) => error(py, "PassError", e.to_string(), &kw),
-        Err(e) => e,
-    }
+    })
 }
 
 /// `v` as a Python object.
@@ -532,6 +511,20 @@ fn error(py: Python<'_>, class: &str, message: String, attrs: &[(&str, Py<PyAny>
         Ok(PyErr::from_value(value))
     };
     make().unwrap_or_else(|e| e)
+}
+
+/// [`error`] with attributes made by `attrs`; if one cannot be made, that
+/// failure is the error instead.
+fn error_with(
+    py: Python<'_>,
+    class: &str,
+    message: String,
+    attrs: impl FnOnce() -> PyResult<Vec<(&'static str, Py<PyAny>)>>,
+) -> PyErr {
+    match attrs() {
+        Ok(attrs) => error(py, class, message, &attrs),
+        Err(e) => e,
+    }
 }
 
 fn pass_report(py: Python<'_>, r: &PassRun) -> PyResult<PassReport> {
