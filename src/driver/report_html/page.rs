@@ -100,6 +100,8 @@ fn entry(out: &mut dyn Write, e: &Entry, id: &str) -> std::io::Result<()> {
         return out.write_all(b"</div>\n");
     }
     out.write_all(b"<div class=\"drawings\">")?;
+    // Each drawing's HLO text goes after all the drawings, in their order.
+    let mut listings: Vec<u8> = Vec::new();
     for (label, g) in &e.drawings {
         let gid = format!("{id}-{label}");
         write!(
@@ -107,19 +109,21 @@ fn entry(out: &mut dyn Write, e: &Entry, id: &str) -> std::io::Result<()> {
             "<figure class=\"{label}\"><figcaption>{label}</figcaption>{}</figure>",
             g.svg(&gid)
         )?;
-    }
-    out.write_all(b"</div>\n")?;
-    for (label, g) in &e.drawings {
-        let gid = format!("{id}-{label}");
         write!(
-            out,
+            listings,
             "<details><summary>HLO {label} ({})</summary><pre class=\"hlo\">",
             escape(&g.computation)
         )?;
         for (k, n) in g.nodes.iter().enumerate() {
-            writeln!(out, "<span id=\"{gid}-{k}\">{}</span>", escape(&n.text))?;
+            writeln!(
+                listings,
+                "<span id=\"{gid}-{k}\">{}</span>",
+                escape(&n.text)
+            )?;
         }
-        out.write_all(b"</pre></details>\n")?;
+        listings.write_all(b"</pre></details>\n")?;
     }
+    out.write_all(b"</div>\n")?;
+    out.write_all(&listings)?;
     out.write_all(b"</div>\n")
 }
