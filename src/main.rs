@@ -2,7 +2,7 @@
 
 use clap::Parser;
 use hlo_opt::driver::check_numerics::{self, CheckConfig, NumericsCheck, PassCheck};
-use hlo_opt::driver::report_html::HtmlReport;
+use hlo_opt::driver::report_html::RunRecord;
 use hlo_opt::ir::verify::verify;
 use hlo_opt::ir::{Module, PrintOptions};
 use hlo_opt::output::write_atomically;
@@ -188,14 +188,14 @@ fn run(cli: &Cli) -> Result<(), String> {
         NumericsCheck::new(&module, &check_config, &mut print_table)
     });
     // What the passes did, for the page and the graph's overlay.
-    let mut html = (cli.report_html.is_some() || cli.emit_graph.is_some())
-        .then(|| HtmlReport::new(&module, &file_name));
+    let mut record = (cli.report_html.is_some() || cli.emit_graph.is_some())
+        .then(|| RunRecord::new(&module, &file_name));
     let mut step = 0;
     // The dump comes first: a module the check refuses is the one to see.
     let mut after = |run: &PassRun, m: &Module| {
         step += 1;
-        if let Some(html) = &mut html {
-            html.after(run, m)?;
+        if let Some(record) = &mut record {
+            record.after(run, m)?;
         }
         if let (Some(dir), true) = (&cli.dump_dir, run.changed) {
             dump(dir, &format!("{step:02}.{}.hlo", run.name), m).map_err(|message| {
@@ -212,8 +212,8 @@ fn run(cli: &Cli) -> Result<(), String> {
     };
     let result = pipeline.run_with(&mut module, &mut after);
     // Written whatever the outcome: the passes that ran are on it.
-    if let (Some(path), Some(html)) = (&cli.report_html, &html) {
-        write_output(Some(path), |w| html.write(w))?;
+    if let (Some(path), Some(record)) = (&cli.report_html, &record) {
+        write_output(Some(path), |w| record.write(w))?;
     }
     let runs = match check {
         Some(check) => check
@@ -254,7 +254,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             .as_deref()
             .is_some_and(|p| p.extension().is_some_and(|e| e == "pb")),
     };
-    if let (Some(path), Some(record)) = (&cli.emit_graph, &html) {
+    if let (Some(path), Some(record)) = (&cli.emit_graph, &record) {
         write_output(Some(path), |w| {
             hlo_opt::driver::graph_json::write_graph(&module, record.made(), w)
         })?;

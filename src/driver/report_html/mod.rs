@@ -9,6 +9,8 @@
 //! `--check-numerics` is: it keeps the module as the last pass that changed
 //! it left it, and reads each rewrite's region as the instructions of
 //! that computation the pass removed, reached from the rewritten one.
+//! The same [`RunRecord`] feeds `--emit-graph`'s overlay (which pass made
+//! what; see [`crate::driver::graph_json`]).
 
 mod graph;
 mod page;
@@ -24,8 +26,9 @@ const REGION_LIMIT: usize = 48;
 /// Drawings per pass at most; the rest are listed without one.
 const DRAWN_PER_PASS: usize = 64;
 
-/// What `--report-html` collects as the passes run.
-pub struct HtmlReport {
+/// What the passes did, collected as they run: the page of
+/// `--report-html`, and the instructions each made for `--emit-graph`.
+pub struct RunRecord {
     /// The module as the last pass that changed it left it.
     previous: Module,
     title: String,
@@ -52,10 +55,10 @@ struct Entry {
     drawings: Vec<(&'static str, Graph)>,
 }
 
-impl HtmlReport {
-    /// A report of a run on `module`; `title` names the input.
-    pub fn new(module: &Module, title: &str) -> HtmlReport {
-        HtmlReport {
+impl RunRecord {
+    /// A record of a run on `module`; `title` names the input.
+    pub fn new(module: &Module, title: &str) -> RunRecord {
+        RunRecord {
             previous: module.clone(),
             title: title.to_string(),
             passes: Vec::new(),
@@ -71,6 +74,8 @@ impl HtmlReport {
             elapsed: run.elapsed,
             entries: Vec::with_capacity(run.report.len()),
         };
+        // One name index per computation for this pass, shared by the
+        // drawings and by `record_made`.
         let mut names = NameIndex::default();
         for (k, e) in run.report.iter().enumerate() {
             let draw = k < DRAWN_PER_PASS;
@@ -80,7 +85,7 @@ impl HtmlReport {
         }
         self.passes.push(section);
         if run.changed {
-            self.record_made(run, module);
+            self.record_made(run, module, &mut names);
             self.previous = module.clone();
         }
         Ok(())
@@ -89,7 +94,7 @@ impl HtmlReport {
     /// What the pass made: in each computation it reports a rewrite in,
     /// the instructions new by name, and the rewritten ones that kept
     /// theirs.
-    fn record_made(&mut self, run: &PassRun, module: &Module) {
+    fn record_made(&mut self, run: &PassRun, module: &Module, names: &mut NameIndex) {
         let mut by_comp: FxMap<&str, Vec<&str>> = FxMap::default();
         for e in &run.report {
             if let ReportEntry::Rewrote {
@@ -105,12 +110,19 @@ impl HtmlReport {
             let Some((_, after)) = comp_named(module, computation) else {
                 continue;
             };
-            let before: FxSet<&str> = comp_named(&self.previous, computation)
-                .map(|(_, c)| c.instructions().map(|(_, i)| &*i.name).collect())
-                .unwrap_or_default();
+            let before = match comp_named(&self.previous, computation) {
+                Some((_, c)) => Some(
+                    &*names
+                        .before
+                        .entry(computation.to_string())
+                        .or_insert_with(|| index_of(c)),
+                ),
+                None => None,
+            };
             let kept: FxSet<&str> = rewritten.into_iter().collect();
             for (_, i) in after.instructions() {
-                if !before.contains(&*i.name) || kept.contains(&*i.name) {
+                let was_there = before.is_some_and(|b| b.contains_key(&*i.name));
+                if !was_there || kept.contains(&*i.name) {
                     self.made
                         .insert((computation.to_string(), i.name.to_string()), run.name);
                 }

@@ -2,7 +2,7 @@
 //! fetched.
 
 use super::graph::escape;
-use super::{Entry, HtmlReport};
+use super::{Entry, RunRecord};
 use std::io::Write;
 
 const STYLE: &str = r#"
@@ -31,7 +31,7 @@ pre.hlo span:target { background: #ffef9e; }
 .legend span { display: inline-block; padding: 0 6px; margin-right: 6px; border: 1px solid #999; }
 "#;
 
-pub(super) fn write(r: &HtmlReport, out: &mut dyn Write) -> std::io::Result<()> {
+pub(super) fn write(r: &RunRecord, out: &mut dyn Write) -> std::io::Result<()> {
     let title = escape(&r.title);
     write!(
         out,
