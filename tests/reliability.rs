@@ -679,3 +679,26 @@ fn fuzz_a_frontend_attribute_key_that_is_not_a_word_prints_quoted() {
         "{out}"
     );
 }
+
+#[test]
+fn fuzz_a_static_ring_of_another_shape_than_its_operand_is_refused() {
+    // `f32[4] custom-call(f16[4] neg)`: dropping the ring (the identity)
+    // made the entry's result f16 and the pass left an invalid module.
+    let p = data("fuzz_regressions/ring_of_another_shape.hlo");
+    refuses(
+        &[],
+        &p,
+        &[
+            "pass legalize-intrinsics",
+            "instruction ring",
+            "its shape f32[4]{0} must be its operand's, f16[4]{0}",
+        ],
+    );
+    // Left alone, the module passes through as it was.
+    let out = hlo_opt()
+        .args(["--passes", "legalize-softmax"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

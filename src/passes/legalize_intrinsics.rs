@@ -70,6 +70,21 @@ impl Legalizer for LegalizeIntrinsics {
                     format!("{BYPASS} needs an operand to be replaced by; it has none"),
                 ));
             }
+            // The ring is the identity: replacing it by an operand of
+            // another shape would change what its users (or the entry's
+            // result) receive.
+            let input = &call.computation.instr(instr.operand(0)).shape;
+            if *input != instr.shape {
+                return Err(PassError::bad_input(
+                    NAME,
+                    &instr.name,
+                    format!(
+                        "{BYPASS} is the identity: its shape {} must be its operand's, {}",
+                        instr.shape.to_text(true),
+                        input.to_text(true)
+                    ),
+                ));
+            }
             return Ok(Some(Rewrite::Bypass(id)));
         }
         let Some(dims) = instr.shape.as_array().map(|a| a.dims.clone()) else {
