@@ -65,21 +65,21 @@ fn verify_computations(module: &Module, check: impl Fn(CompId) -> bool) -> Resul
         .computations()
         .filter(|&(cid, _)| check(cid))
         .collect();
-    // Found to hold on several threads, the instructions are not checked
-    // again below; otherwise they are, in order.
-    let in_order = !instructions_hold_in_parallel(module, &checked);
+    // Found to hold on the fast path, the instructions are not checked
+    // again below; otherwise they are, in order, for the first fault.
+    let in_order = !instructions_hold(module, &checked);
     check_module_header(module)?;
-    let capacity = if in_order {
-        checked.iter().map(|(_, c)| c.instruction_count()).sum()
-    } else {
-        0
+    let mut names = match in_order {
+        true => Some(SeenNames::new(
+            checked.iter().map(|(_, c)| c.instruction_count()).sum(),
+        )),
+        false => None,
     };
-    let mut names = SeenNames::new(capacity);
     let mut comp_names: FxSet<&str> = FxSet::default();
     for (cid, comp) in module.computations() {
         check_computation_name(&mut comp_names, comp)?;
-        if in_order && check(cid) {
-            check_computation(module, cid, comp, &mut names)?;
+        if let (Some(names), true) = (&mut names, check(cid)) {
+            check_computation(module, cid, comp, &mut Checks::InOrder(names))?;
         }
     }
     check_module_whole(module)
@@ -97,19 +97,16 @@ fn check_module_whole(module: &Module) -> Result<(), VerifyError> {
 const INSTRUCTIONS_PER_THREAD: usize = 50_000;
 
 /// Whether every instruction of `checked` holds and their names are
-/// unique, found on several threads, each over a run of computations in
-/// order. `false` says "not known": a fault, or too little work to share;
-/// the caller then verifies in order, on one thread, and so reports the
-/// same first fault whatever the number of threads.
-fn instructions_hold_in_parallel(module: &Module, checked: &[(CompId, &Computation)]) -> bool {
+/// unique: the fast path, on several threads for a large module, each
+/// over a run of computations in order. `false` says "not known"; the
+/// caller then checks in order, on one thread, and so reports the same
+/// first fault, with its message, whatever the number of threads.
+fn instructions_hold(module: &Module, checked: &[(CompId, &Computation)]) -> bool {
     let total: usize = checked.iter().map(|(_, c)| c.instruction_count()).sum();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(total / INSTRUCTIONS_PER_THREAD)
-        .min(16);
-    if threads < 2 {
-        return false;
-    }
+        .clamp(1, 16);
     // Contiguous runs of about equal instruction counts.
     let mut runs: Vec<&[(CompId, &Computation)]> = Vec::with_capacity(threads);
     let (mut start, mut count) = (0, 0);
@@ -122,14 +119,22 @@ fn instructions_hold_in_parallel(module: &Module, checked: &[(CompId, &Computati
     }
     let seen = par_map(
         &runs,
-        true,
+        runs.len() > 1,
         || (),
         |_, _, run| {
-            let mut names = SeenNames::new(run.iter().map(|(_, c)| c.instruction_count()).sum());
+            let mut hashes =
+                Vec::with_capacity(run.iter().map(|(_, c)| c.instruction_count()).sum());
+            let mut links = LinkCheck::default();
             for &(cid, comp) in *run {
-                check_computation(module, cid, comp, &mut names).ok()?;
+                let mut checks = Checks::Fast {
+                    hashes: &mut hashes,
+                    links: &mut links,
+                };
+                check_computation(module, cid, comp, &mut checks).ok()?;
             }
-            Some(names.hashes)
+            hashes.sort_unstable();
+            let unique = hashes.windows(2).all(|w| w.first() != w.get(1));
+            unique.then_some(hashes)
         },
     );
     let Some(seen) = seen.into_iter().collect::<Option<Vec<_>>>() else {
@@ -139,8 +144,21 @@ fn instructions_hold_in_parallel(module: &Module, checked: &[(CompId, &Computati
     seen.iter().enumerate().all(|(i, hashes)| {
         seen.iter()
             .skip(i + 1)
-            .all(|later| later.iter().all(|h| !hashes.contains(h)))
+            .all(|later| !share_an_element(hashes, later))
     })
+}
+
+/// Whether two ascending lists have an element in common.
+fn share_an_element(a: &[u64], b: &[u64]) -> bool {
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
+        match x.cmp(&y) {
+            std::cmp::Ordering::Less => _ = a.next(),
+            std::cmp::Ordering::Greater => _ = b.next(),
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
 }
 
 /// A fault of the module as a whole.
@@ -203,24 +221,37 @@ fn check_computation_name<'m>(
 /// of them down that slow path.
 struct SeenNames {
     hashes: FxSet<u64>,
-    hasher: foldhash::quality::FixedState,
 }
+
+const NAME_HASHER: foldhash::quality::FixedState = foldhash::quality::FixedState::with_seed(0);
 
 impl SeenNames {
     fn new(capacity: usize) -> SeenNames {
         let mut hashes: FxSet<u64> = FxSet::default();
         hashes.reserve(capacity);
-        SeenNames {
-            hashes,
-            hasher: foldhash::quality::FixedState::default(),
-        }
+        SeenNames { hashes }
     }
 
     /// Records `name` of instruction `id` of `cid`; whether an instruction
     /// before it was named so.
     fn seen_before(&mut self, module: &Module, cid: CompId, id: InstrId, name: &str) -> bool {
-        !self.hashes.insert(self.hasher.hash_one(name)) && named_before(module, cid, id, name)
+        !self.hashes.insert(NAME_HASHER.hash_one(name)) && named_before(module, cid, id, name)
     }
+}
+
+/// How a computation's instructions are checked.
+enum Checks<'a> {
+    /// Each instruction whole, in order, so that the first fault is
+    /// reported with its message.
+    InOrder(&'a mut SeenNames),
+    /// Only whether they all hold, at less cost: the names' hashes are
+    /// collected for one sort at the end instead of a set each name goes
+    /// into, and the operand and user lists are compared all at once
+    /// ([`LinkCheck`]) instead of each operand's user list searched.
+    Fast {
+        hashes: &'a mut Vec<u64>,
+        links: &'a mut LinkCheck,
+    },
 }
 
 /// One computation: its root, its instructions, and its parameter numbers
@@ -229,7 +260,7 @@ fn check_computation(
     module: &Module,
     cid: CompId,
     comp: &Computation,
-    names: &mut SeenNames,
+    checks: &mut Checks<'_>,
 ) -> Result<(), VerifyError> {
     match comp.root_opt() {
         None => return Err(comp_error(comp, None, "computation has no root".into())),
@@ -244,7 +275,24 @@ fn check_computation(
     }
     let mut param_numbers = FxSet::default();
     for (id, instr) in comp.instructions() {
-        check_instruction_name(module, cid, comp, id, instr, names)?;
+        match checks {
+            Checks::InOrder(names) => {
+                check_instruction_name(module, cid, comp, id, instr, names)?;
+                check_links(comp, id, instr).map_err(|m| comp_error(comp, Some(id), m))?;
+            }
+            Checks::Fast { hashes, .. } => {
+                if check_name(&instr.name, false).is_err() {
+                    return Err(comp_error(comp, Some(id), "name".into()));
+                }
+                hashes.push(NAME_HASHER.hash_one(&*instr.name));
+                // The checks below read the operands; whether they list
+                // their users is for `links` to tell.
+                let mut links = instr.operands().iter().chain(instr.control_predecessors());
+                if links.any(|&op| !comp.is_live(op)) {
+                    return Err(comp_error(comp, Some(id), "an operand is not here".into()));
+                }
+            }
+        }
         check_instruction(module, cid, comp, id, instr, &mut param_numbers)
             .map_err(|m| comp_error(comp, Some(id), m))?;
         if !comp.may_contain(instr.opcode) {
@@ -254,6 +302,15 @@ fn check_computation(
                 "its opcode was changed in place: the computation's opcode set does not hold it \
                  (replace the instruction instead)"
                     .into(),
+            ));
+        }
+    }
+    if let Checks::Fast { links, .. } = checks {
+        if !links.hold(comp) {
+            return Err(comp_error(
+                comp,
+                None,
+                "its operand and user lists disagree".into(),
             ));
         }
     }
@@ -267,6 +324,122 @@ fn check_computation(
         }
     }
     Ok(())
+}
+
+/// Whether a computation's operand and user lists agree as
+/// [`check_links`] has it, found in time linear in the lists' lengths:
+/// the operand lists are turned around into the users each instruction
+/// should list, which are then compared with the lists as sets. Searching
+/// each operand's user list is quadratic in an instruction's users (a
+/// parameter or constant can have thousands) and reads every operand.
+#[derive(Default)]
+struct LinkCheck {
+    /// Per instruction index: where its expected users start in `expected`
+    /// (then, while filling, where the next one goes).
+    start: Vec<u32>,
+    expected: Vec<u32>,
+    /// Per instruction index, the last instruction that marked it
+    /// (`2 * index + 1` for "expected user of it", `+ 2` for "also listed").
+    mark: Vec<u32>,
+}
+
+impl LinkCheck {
+    fn hold(&mut self, comp: &Computation) -> bool {
+        let n = comp.slot_count();
+        let Ok(bound) = u32::try_from(n) else {
+            return false;
+        };
+        if bound >= u32::MAX / 2 - 1 {
+            return false;
+        }
+        let live = |id: InstrId| comp.is_live(id);
+        self.start.clear();
+        self.start.resize(n + 1, 0);
+        self.mark.clear();
+        self.mark.resize(n, u32::MAX);
+        // Each instruction's distinct operands and control predecessors,
+        // counted per operand; `mark[o] == i` says `o` was seen for `i`.
+        let mut edges = 0usize;
+        for (id, instr) in comp.instructions() {
+            let i = id.index() as u32;
+            for &op in instr.operands().iter().chain(instr.control_predecessors()) {
+                if !live(op) {
+                    return false;
+                }
+                let (Some(m), Some(c)) = (
+                    self.mark.get_mut(op.index()),
+                    self.start.get_mut(op.index() + 1),
+                ) else {
+                    return false;
+                };
+                if *m != i {
+                    *m = i;
+                    *c += 1;
+                    edges += 1;
+                }
+            }
+        }
+        for k in 1..=n {
+            let before = self.start.get(k - 1).copied().unwrap_or(0);
+            if let Some(c) = self.start.get_mut(k) {
+                *c += before;
+            }
+        }
+        self.expected.clear();
+        self.expected.resize(edges, 0);
+        self.mark.fill(u32::MAX);
+        for (id, instr) in comp.instructions() {
+            let i = id.index() as u32;
+            for &op in instr.operands().iter().chain(instr.control_predecessors()) {
+                let Some(m) = self.mark.get_mut(op.index()) else {
+                    return false;
+                };
+                if *m == i {
+                    continue;
+                }
+                *m = i;
+                let Some(next) = self.start.get_mut(op.index()) else {
+                    return false;
+                };
+                let Some(slot) = self.expected.get_mut(*next as usize) else {
+                    return false;
+                };
+                *slot = i;
+                *next += 1;
+            }
+        }
+        // Filling moved each start to the next one's: instruction `o`'s
+        // expected users now end at `start[o]` and begin at `start[o - 1]`.
+        self.mark.fill(u32::MAX);
+        for (id, instr) in comp.instructions() {
+            let o = id.index();
+            let end = self.start.get(o).copied().unwrap_or(0) as usize;
+            let begin = match o {
+                0 => 0,
+                _ => self.start.get(o - 1).copied().unwrap_or(0) as usize,
+            };
+            let Some(expected) = self.expected.get(begin..end) else {
+                return false;
+            };
+            let users = instr.users();
+            if users.len() != expected.len() {
+                return false;
+            }
+            let (expected_mark, listed_mark) = (2 * o as u32 + 1, 2 * o as u32 + 2);
+            for &u in expected {
+                if let Some(m) = self.mark.get_mut(u as usize) {
+                    *m = expected_mark;
+                }
+            }
+            for &u in users {
+                match self.mark.get_mut(u.index()) {
+                    Some(m) if *m == expected_mark && live(u) => *m = listed_mark,
+                    _ => return false,
+                }
+            }
+        }
+        true
+    }
 }
 
 /// An instruction's name is one the text can spell, and unique in the
@@ -312,7 +485,6 @@ fn check_instruction(
     instr: &Instruction,
     param_numbers: &mut FxSet<i64>,
 ) -> Result<(), String> {
-    check_links(comp, id, instr)?;
     if instr
         .called_computations()
         .any(|c| module.get_comp(c).is_none())
@@ -1361,7 +1533,7 @@ fn same_type_and_dims(a: &Shape, b: &Shape) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use crate::text::parse_module;
@@ -1400,5 +1572,72 @@ mod tests {
         m.comp_mut(first).instr_mut(InstrId::new(3)).name = "c1.5".into();
         let e = verify(&m).unwrap_err();
         assert_eq!(e.to_string(), "in computation c1, instruction c1.5: instruction name c1.5 is not unique in the module");
+    }
+
+    /// Each way an operand and a user list can disagree is found, on the
+    /// fast path's whole-computation comparison as on the in-order
+    /// search, and reported as the in-order search has it; small and large
+    /// modules take the two paths' thread counts.
+    #[test]
+    fn every_disagreement_of_operands_and_users_is_found() {
+        type Fault = fn(&mut Computation);
+        fn id(i: usize) -> InstrId {
+            InstrId::new(i)
+        }
+        let faults: [(Fault, &str); 6] = [
+            // x.2 uses x.1, which does not list it.
+            (
+                |c| c.instr_mut(id(1)).users.retain(|u| *u != id(2)),
+                "instruction x.2: operand x.1 does not list it as a user",
+            ),
+            // x.1 lists x.3, which does not use it.
+            (
+                |c| c.instr_mut(id(1)).users.push(id(3)),
+                "instruction x.1: x.3 is listed as a user but does not use it",
+            ),
+            // x.1 lists x.2 twice.
+            (
+                |c| c.instr_mut(id(1)).users.push(id(2)),
+                "instruction x.1: a user is listed twice",
+            ),
+            // x.1 lists an instruction that is not there.
+            (
+                |c| c.instr_mut(id(1)).users.push(id(10_000_000)),
+                "instruction x.1: a user was removed but is still listed",
+            ),
+            // x.2 uses an instruction that is not there.
+            (
+                |c| {
+                    c.instr_mut(id(1)).users.retain(|u| *u != id(2));
+                    c.instr_mut(id(2)).operands[0] = id(10_000_000);
+                },
+                "instruction x.2: operand 0 is not an instruction of this computation",
+            ),
+            // Users swapped between two operands: the counts still agree.
+            (
+                |c| {
+                    let a = std::mem::take(&mut c.instr_mut(id(1)).users);
+                    let b = std::mem::replace(&mut c.instr_mut(id(2)).users, a);
+                    c.instr_mut(id(1)).users = b;
+                },
+                "instruction x.1: x.3 is listed as a user but does not use it",
+            ),
+        ];
+        for n in [5, INSTRUCTIONS_PER_THREAD * 3] {
+            let mut text = String::from("HloModule m\n\nENTRY x {\n  x.0 = f32[] parameter(0)\n");
+            for i in 1..n {
+                let root = if i + 1 == n { "ROOT " } else { "" };
+                text.push_str(&format!("  {root}x.{i} = f32[] negate(x.{})\n", i - 1));
+            }
+            text.push_str("}\n");
+            let m = parse_module(&text, "m.hlo").unwrap();
+            assert_eq!(verify(&m), Ok(()));
+            for (fault, message) in faults {
+                let mut bad = m.clone();
+                fault(bad.comp_mut(CompId::new(0)));
+                let e = verify(&bad).expect_err(message).to_string();
+                assert!(e.ends_with(message), "{n} instructions: {e}");
+            }
+        }
     }
 }
