@@ -2,6 +2,7 @@
 //! gives back the text XLA printed, byte for byte.
 
 use super::number::{c_escape, format_element};
+use crate::ir::attrs::{OpMetadata, Written};
 use crate::ir::instruction::{Attr, AttrValue, Payload};
 use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{PrintOptions, ProgramShape};
@@ -36,7 +37,7 @@ pub fn write_module(
         out: &mut buf,
         sink: Some(w),
         error: None,
-        shape_texts: FxMap::default(),
+        memo: Memo::default(),
     };
     p.module();
     p.flush();
@@ -56,7 +57,7 @@ pub fn print_instruction(module: &Module, comp: CompId, id: crate::ir::InstrId) 
         out: &mut out,
         sink: None,
         error: None,
-        shape_texts: FxMap::default(),
+        memo: Memo::default(),
     }
     .instruction(c, c.instr(id), c.root_opt() == Some(id));
     out
@@ -74,9 +75,18 @@ struct Printer<'m, 'o> {
     /// Where full buffers go; `None` keeps everything in `out`.
     sink: Option<&'o mut dyn std::io::Write>,
     error: Option<std::io::Error>,
-    /// Text of each shared shape printed so far. The shapes outlive the
-    /// printer (the module is borrowed), so their addresses are stable.
-    shape_texts: FxMap<*const Shape, String>,
+    memo: Memo,
+}
+
+/// Text of each shared shape and metadata printed so far, by address: the
+/// values outlive the printer (the module is borrowed), so their
+/// addresses are stable. A module read from a proto shares one metadata
+/// value among the hundreds of instructions with the same, and has no
+/// text of it to print back.
+#[derive(Default)]
+struct Memo {
+    shapes: FxMap<*const Shape, String>,
+    metadata: FxMap<*const Written<OpMetadata>, String>,
 }
 
 impl Printer<'_, '_> {
@@ -202,31 +212,26 @@ impl Printer<'_, '_> {
             }
             let (batch, after) = rest.split_at(n);
             rest = after;
-            let texts = par_map(
-                batch,
-                parallel,
-                FxMap::default,
-                |shape_texts, _, &(id, comp)| {
-                    let mut out = String::with_capacity(comp.instruction_count() * 128);
-                    let mut p = Printer {
-                        module: m,
-                        options,
-                        out: &mut out,
-                        sink: None,
-                        error: None,
-                        shape_texts: std::mem::take(shape_texts),
-                    };
-                    if Some(id) == m.entry_opt() {
-                        p.out.push_str("ENTRY ");
-                    }
-                    p.computation(comp);
-                    *shape_texts = p.shape_texts;
-                    if Some(id) == last && !options.trailing_blank_line {
-                        out.pop();
-                    }
-                    out
-                },
-            );
+            let texts = par_map(batch, parallel, Memo::default, |memo, _, &(id, comp)| {
+                let mut out = String::with_capacity(comp.instruction_count() * 128);
+                let mut p = Printer {
+                    module: m,
+                    options,
+                    out: &mut out,
+                    sink: None,
+                    error: None,
+                    memo: std::mem::take(memo),
+                };
+                if Some(id) == m.entry_opt() {
+                    p.out.push_str("ENTRY ");
+                }
+                p.computation(comp);
+                *memo = p.memo;
+                if Some(id) == last && !options.trailing_blank_line {
+                    out.pop();
+                }
+                out
+            });
             for text in texts {
                 self.out.push_str(&text);
                 self.flush();
@@ -304,12 +309,12 @@ impl Printer<'_, '_> {
         self.out.push_str(" = ");
         // Shapes are shared: write each distinct one once.
         let key = Arc::as_ptr(&instr.shape);
-        match self.shape_texts.get(&key) {
+        match self.memo.shapes.get(&key) {
             Some(text) => self.out.push_str(text),
             None => {
                 let text = instr.shape.to_text(true);
                 self.out.push_str(&text);
-                self.shape_texts.insert(key, text);
+                self.memo.shapes.insert(key, text);
             }
         }
         self.out.push(' ');
@@ -374,6 +379,17 @@ impl Printer<'_, '_> {
     }
 
     fn attr_value(&mut self, value: &AttrValue) {
+        if let AttrValue::Metadata(m) = value {
+            if m.text().is_none() && Arc::strong_count(m) > 1 {
+                let text = self.memo.metadata.entry(Arc::as_ptr(m)).or_insert_with(|| {
+                    let mut text = String::new();
+                    super::attrs::print(value, &mut text);
+                    text
+                });
+                self.out.push_str(text);
+                return;
+            }
+        }
         if super::attrs::print(value, self.out) {
             return;
         }
