@@ -171,7 +171,7 @@ impl Writer<'_> {
         for (k, &i) in ids.order.iter().enumerate() {
             self.instruction_in(&w.comp, i, ids, ip)?;
             set_frame(ip, frames.and_then(|f| f.get(k)));
-            enc.instruction(ip);
+            enc.instruction(ip, w.comp.instr(i));
         }
         let root = w.comp.root();
         cp.root_id = ids.ids[&root];
@@ -207,7 +207,7 @@ impl Writer<'_> {
                 }
             }
             set_frame(ip, frames.and_then(|f| f.get(k)));
-            enc.instruction(ip);
+            enc.instruction(ip, comp.instr(i));
         }
         let root = comp
             .root_opt()

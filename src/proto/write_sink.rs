@@ -5,7 +5,13 @@
 
 use super::messages::*;
 use super::ProtoError;
+use crate::ir::attrs::{OpMetadata as IrMetadata, Typed, Written};
+use crate::ir::instruction::AttrValue;
+use crate::ir::{Instruction, Shape};
+use crate::util::FxMap;
+use prost::encoding::{encode_key, encode_varint, message, string, WireType};
 use prost::Message;
+use std::sync::Arc;
 
 /// Where [`Writer::module`](super::to_proto::Writer) hands each
 /// computation, in writing order.
@@ -24,7 +30,8 @@ pub(super) trait CompSink {
 pub(super) trait CompEncoder {
     type Piece;
     fn begin(&mut self, name: &str);
-    fn instruction(&mut self, ip: &HloInstructionProto);
+    /// `ip` is `made_from`'s message; it is left as it came.
+    fn instruction(&mut self, ip: &mut HloInstructionProto, made_from: &Instruction);
     /// The computation's other fields (its `instructions` empty).
     fn end(&mut self, cp: HloComputationProto) -> Self::Piece;
 }
@@ -59,7 +66,7 @@ impl CompEncoder for CollectComputation {
 
     fn begin(&mut self, _: &str) {}
 
-    fn instruction(&mut self, ip: &HloInstructionProto) {
+    fn instruction(&mut self, ip: &mut HloInstructionProto, _: &Instruction) {
         self.instrs.push(ip.clone());
     }
 
@@ -96,6 +103,48 @@ pub(super) struct EncodedComputation {
     bytes: Vec<u8>,
     /// The last computation's size: room to start the next one with.
     last_len: usize,
+    fields: SharedFields,
+}
+
+/// The encoded `shape` and `metadata` fields of the instructions, by the
+/// shared value they were made from: a module has a few thousand distinct
+/// shapes and metadata over hundreds of thousands of instructions, and
+/// encoding them was most of encoding an instruction. Each entry holds its
+/// value, so that no other value can take its address while it is kept.
+#[derive(Default)]
+struct SharedFields {
+    shapes: FxMap<*const Shape, (Arc<Shape>, Vec<u8>)>,
+    /// By the metadata (null: none) and the stack frame id written
+    /// (renumbered apart).
+    metadata: FxMap<MetadataKey, (Option<Typed<IrMetadata>>, Vec<u8>)>,
+}
+
+/// A metadata value's address (null: none) and the stack frame id written.
+type MetadataKey = (*const Written<IrMetadata>, i32);
+
+impl SharedFields {
+    fn shape(&mut self, of: &Arc<Shape>, p: &ShapeProto) -> &[u8] {
+        &self
+            .shapes
+            .entry(Arc::as_ptr(of))
+            .or_insert_with(|| (Arc::clone(of), encoded_field(3, p)))
+            .1
+    }
+
+    fn metadata(&mut self, of: Option<&Typed<IrMetadata>>, p: &OpMetadata) -> &[u8] {
+        let at = of.map_or(std::ptr::null(), Arc::as_ptr);
+        &self
+            .metadata
+            .entry((at, p.stack_frame_id))
+            .or_insert_with(|| (of.cloned(), encoded_field(7, p)))
+            .1
+    }
+}
+
+fn encoded_field(tag: u32, m: &impl Message) -> Vec<u8> {
+    let mut out = Vec::new();
+    message::encode(tag, m, &mut out);
+    out
 }
 
 /// An encoded computation: `bytes[start..]` are its field of the module.
@@ -140,8 +189,22 @@ impl CompEncoder for EncodedComputation {
         }
     }
 
-    fn instruction(&mut self, ip: &HloInstructionProto) {
-        prost::encoding::message::encode(2, ip, &mut self.bytes);
+    fn instruction(&mut self, ip: &mut HloInstructionProto, made_from: &Instruction) {
+        let metadata_attr = match made_from.attr("metadata") {
+            None => Some(None),
+            Some(AttrValue::Metadata(m)) => Some(Some(m)),
+            Some(_) => None,
+        };
+        match (metadata_attr, ip.shape.take(), ip.metadata.take()) {
+            (Some(attr), Some(shape), Some(metadata)) => {
+                self.encode_sharing(ip, made_from, attr, shape, metadata)
+            }
+            (_, shape, metadata) => {
+                ip.shape = shape;
+                ip.metadata = metadata;
+                message::encode(2, ip, &mut self.bytes);
+            }
+        }
     }
 
     fn end(&mut self, mut cp: HloComputationProto) -> Piece {
@@ -158,6 +221,61 @@ impl CompEncoder for EncodedComputation {
         Piece {
             bytes: std::mem::take(&mut self.bytes),
             start,
+        }
+    }
+}
+
+impl EncodedComputation {
+    /// `ip`, its shape and metadata taken out, with those fields from
+    /// [`SharedFields`].
+    fn encode_sharing(
+        &mut self,
+        ip: &mut HloInstructionProto,
+        made_from: &Instruction,
+        metadata_attr: Option<&Typed<IrMetadata>>,
+        shape: ShapeProto,
+        metadata: OpMetadata,
+    ) {
+        // Fields go in tag order: name (1), opcode (2), shape (3), metadata
+        // (7), then the rest, which the message without those four holds.
+        let name = std::mem::take(&mut ip.name);
+        let opcode = std::mem::take(&mut ip.opcode);
+        let len = string_field_len(1, &name)
+            + string_field_len(2, &opcode)
+            + self.fields.shape(&made_from.shape, &shape).len()
+            + self.fields.metadata(metadata_attr, &metadata).len()
+            + ip.encoded_len();
+        encode_key(2, WireType::LengthDelimited, &mut self.bytes);
+        encode_varint(len as u64, &mut self.bytes);
+        for (tag, s) in [(1, &name), (2, &opcode)] {
+            if !s.is_empty() {
+                string::encode(tag, s, &mut self.bytes);
+            }
+        }
+        self.bytes
+            .extend_from_slice(self.fields.shape(&made_from.shape, &shape));
+        self.bytes
+            .extend_from_slice(self.fields.metadata(metadata_attr, &metadata));
+        ip.encode_raw(&mut self.bytes);
+        ip.name = name;
+        ip.opcode = opcode;
+        ip.shape = Some(shape);
+        ip.metadata = Some(metadata);
+        debug_assert!({
+            let mut alone = Vec::new();
+            message::encode(2, ip, &mut alone);
+            self.bytes.ends_with(&alone)
+        });
+    }
+}
+
+fn string_field_len(tag: u32, s: &str) -> usize {
+    match s.is_empty() {
+        true => 0,
+        false => {
+            prost::encoding::key_len(tag)
+                + prost::encoding::encoded_len_varint(s.len() as u64)
+                + s.len()
         }
     }
 }
