@@ -64,7 +64,21 @@ pub fn print_instruction(module: &Module, comp: CompId, id: crate::ir::InstrId) 
 }
 
 /// Instructions a batch of computations printed together holds, about.
-const PRINT_BATCH: usize = 32_768;
+const PRINT_BATCH: usize = 8_192;
+
+/// Consecutive runs of computations of about [`PRINT_BATCH`] instructions.
+fn batches_of<'a, T>(comps: &'a [(T, &Computation)]) -> Vec<&'a [(T, &'a Computation)]> {
+    let mut batches = Vec::new();
+    let (mut start, mut count) = (0, 0);
+    for (i, (_, c)) in comps.iter().enumerate() {
+        count += c.instruction_count();
+        if count >= PRINT_BATCH || i + 1 == comps.len() {
+            batches.push(comps.get(start..=i).unwrap_or_default());
+            (start, count) = (i + 1, 0);
+        }
+    }
+    batches
+}
 /// Modules smaller than this print on one thread.
 const PARALLEL_PRINT: usize = 100_000;
 
@@ -194,47 +208,64 @@ impl Printer<'_, '_> {
 
     /// The computations, in order. They print independently, so a batch
     /// of them is printed on the machine's cores, each into its own text,
-    /// and the texts are written in order: the output is the same whatever
-    /// the number of threads, and memory holds one batch of text.
+    /// while the texts of the batch before are written, in order: the
+    /// output is the same whatever the number of threads, and memory holds
+    /// two batches of text.
     fn computations(&mut self) {
         let m = self.module;
         let options = self.options;
         let comps: Vec<(CompId, &Computation)> = m.computations().collect();
         let last = comps.last().map(|&(id, _)| id);
         let parallel = m.instruction_count() >= PARALLEL_PRINT;
-        let mut rest = comps.as_slice();
-        while !rest.is_empty() {
-            let mut n = 0;
-            let mut count = 0;
-            while count < PRINT_BATCH && n < rest.len() {
-                count += rest.get(n).map_or(0, |(_, c)| c.instruction_count());
-                n += 1;
+        let print = |memo: &mut Memo, _: usize, &(id, comp): &(CompId, &Computation)| {
+            let mut out = String::with_capacity(comp.instruction_count() * 128);
+            let mut p = Printer {
+                module: m,
+                options,
+                out: &mut out,
+                sink: None,
+                error: None,
+                memo: std::mem::take(memo),
+            };
+            if Some(id) == m.entry_opt() {
+                p.out.push_str("ENTRY ");
             }
-            let (batch, after) = rest.split_at(n);
-            rest = after;
-            let texts = par_map(batch, parallel, Memo::default, |memo, _, &(id, comp)| {
-                let mut out = String::with_capacity(comp.instruction_count() * 128);
-                let mut p = Printer {
-                    module: m,
-                    options,
-                    out: &mut out,
-                    sink: None,
-                    error: None,
-                    memo: std::mem::take(memo),
-                };
-                if Some(id) == m.entry_opt() {
-                    p.out.push_str("ENTRY ");
-                }
-                p.computation(comp);
-                *memo = p.memo;
-                if Some(id) == last && !options.trailing_blank_line {
-                    out.pop();
-                }
-                out
+            p.computation(comp);
+            *memo = p.memo;
+            if Some(id) == last && !options.trailing_blank_line {
+                out.pop();
+            }
+            out
+        };
+        let mut batches = batches_of(&comps).into_iter();
+        let Some(first) = batches.next() else {
+            return;
+        };
+        let mut texts = par_map(first, parallel, Memo::default, print);
+        for batch in batches {
+            let next = std::thread::scope(|s| {
+                let next = s.spawn(|| par_map(batch, parallel, Memo::default, print));
+                self.write_texts(&texts);
+                next.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
             });
-            for text in texts {
-                self.out.push_str(&text);
-                self.flush();
+            texts = next;
+        }
+        self.write_texts(&texts);
+    }
+
+    /// Printed computations, after what is printed so far.
+    fn write_texts(&mut self, texts: &[String]) {
+        for text in texts {
+            match self.sink {
+                Some(_) => {
+                    self.flush();
+                    if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
+                        if let Err(e) = sink.write_all(text.as_bytes()) {
+                            self.error = Some(e);
+                        }
+                    }
+                }
+                None => self.out.push_str(text),
             }
         }
     }
