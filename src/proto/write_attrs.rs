@@ -9,6 +9,7 @@
 use super::attrs;
 use super::err;
 use super::messages::*;
+use super::write_instruction::{set_list, set_str};
 use super::write_literal::literal_to_proto;
 use super::write_shape::shape_to_proto;
 use super::ProtoError;
@@ -98,12 +99,12 @@ fn scalar_to_proto(p: &mut HloInstructionProto, key: &str, v: &V) -> bool {
             p.rng_algorithm = a.index() as i32
         }
         ("distribution", V::Distribution(d)) => p.distribution = d.index() as i32,
-        ("kind", V::FusionKind(k)) => p.fusion_kind = k.name().to_string(),
-        ("dynamic_slice_sizes", V::Ints(v)) => p.dynamic_slice_sizes = v.to_vec(),
+        ("kind", V::FusionKind(k)) => set_str(&mut p.fusion_kind, k.name()),
+        ("dynamic_slice_sizes", V::Ints(v)) => set_list(&mut p.dynamic_slice_sizes, v),
         // An in-place collective permute's lists, flattened (its reader
         // splits them by the operands' shapes).
         ("slice_sizes", V::IntLists(lists)) => p.dynamic_slice_sizes = lists.concat(),
-        ("slice_sizes", V::Ints(v)) => p.gather_slice_sizes = v.to_vec(),
+        ("slice_sizes", V::Ints(v)) => set_list(&mut p.gather_slice_sizes, v),
         ("fft_length", V::Ints(v)) => p.fft_length = v.to_vec(),
         ("fft_type", V::FftType(t)) => p.fft_type = t.index() as i32,
         ("outfeed_shape", V::Shape(s)) => p.outfeed_shape = Some(shape_to_proto(s)),

@@ -54,7 +54,7 @@ impl Writer<'_> {
             let t = instr
                 .comparison_type()
                 .unwrap_or_else(|| ComparisonType::default_for(ty));
-            p.comparison_type = t.name().to_string();
+            set_str(&mut p.comparison_type, t.name());
         }
         if op == Opcode::CustomCall {
             p.custom_call_api_version = 1; // API_VERSION_ORIGINAL unless written
@@ -79,21 +79,21 @@ impl Writer<'_> {
             }
             match (key, &a.value) {
                 ("control-predecessors", _) => {}
-                ("dimensions", AttrValue::Ints(v)) => p.dimensions = v.to_vec(),
+                ("dimensions", AttrValue::Ints(v)) => set_list(&mut p.dimensions, v),
                 ("index", AttrValue::Int(v)) => p.tuple_index = *v,
-                ("iota_dimension", AttrValue::Int(v)) => p.dimensions = vec![*v],
+                ("iota_dimension", AttrValue::Int(v)) => set_list(&mut p.dimensions, &[*v]),
                 ("condition", AttrValue::Comp(c)) => while_comps.0 = Some(self.comp_id(*c)),
                 ("body", AttrValue::Comp(c)) => while_comps.1 = Some(self.comp_id(*c)),
                 (_, AttrValue::Comp(c)) => p.called_computation_ids.push(self.comp_id(*c)),
                 (_, AttrValue::Comps(cs)) => p
                     .called_computation_ids
                     .extend(cs.iter().map(|c| self.comp_id(*c))),
-                ("custom_call_target", AttrValue::Str(s)) => p.custom_call_target = s.to_string(),
+                ("custom_call_target", AttrValue::Str(s)) => set_str(&mut p.custom_call_target, s),
                 ("backend_config", AttrValue::BackendConfig(s) | AttrValue::Str(s)) => {
-                    p.backend_config = s.as_bytes().to_vec()
+                    set_list(&mut p.backend_config, s.as_bytes())
                 }
                 ("direction", AttrValue::Direction(d)) => {
-                    p.comparison_direction = d.name().to_string()
+                    set_str(&mut p.comparison_direction, d.name())
                 }
                 ("type", AttrValue::CompareType(_)) => {}
                 ("api_version", AttrValue::ApiVersion(v)) => {
@@ -185,4 +185,16 @@ fn xla_defaults(p: &mut HloInstructionProto, comp: &Computation, instr_id: Instr
             pc.operand_precision = vec![0; instr.operands().len()];
         }
     }
+}
+
+/// `field = value`, in the reused message's own buffer.
+pub(super) fn set_str(field: &mut String, value: &str) {
+    field.clear();
+    field.push_str(value);
+}
+
+/// `field = value`, in the reused message's own buffer.
+pub(super) fn set_list<T: Copy>(field: &mut Vec<T>, value: &[T]) {
+    field.clear();
+    field.extend_from_slice(value);
 }

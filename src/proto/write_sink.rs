@@ -104,6 +104,8 @@ pub(super) struct EncodedComputation {
     /// The last computation's size: room to start the next one with.
     last_len: usize,
     fields: SharedFields,
+    /// One instruction's encoded fields.
+    scratch: Vec<u8>,
 }
 
 /// The encoded `shape` and `metadata` fields of the instructions, by the
@@ -238,25 +240,23 @@ impl EncodedComputation {
     ) {
         // Fields go in tag order: name (1), opcode (2), shape (3), metadata
         // (7), then the rest, which the message without those four holds.
+        // Encoded apart first, as its length goes in front: asking the
+        // message for its length would walk its fields twice.
         let name = std::mem::take(&mut ip.name);
         let opcode = std::mem::take(&mut ip.opcode);
-        let len = string_field_len(1, &name)
-            + string_field_len(2, &opcode)
-            + self.fields.shape(&made_from.shape, &shape).len()
-            + self.fields.metadata(metadata_attr, &metadata).len()
-            + ip.encoded_len();
-        encode_key(2, WireType::LengthDelimited, &mut self.bytes);
-        encode_varint(len as u64, &mut self.bytes);
+        let body = &mut self.scratch;
+        body.clear();
         for (tag, s) in [(1, &name), (2, &opcode)] {
             if !s.is_empty() {
-                string::encode(tag, s, &mut self.bytes);
+                string::encode(tag, s, body);
             }
         }
-        self.bytes
-            .extend_from_slice(self.fields.shape(&made_from.shape, &shape));
-        self.bytes
-            .extend_from_slice(self.fields.metadata(metadata_attr, &metadata));
-        ip.encode_raw(&mut self.bytes);
+        body.extend_from_slice(self.fields.shape(&made_from.shape, &shape));
+        body.extend_from_slice(self.fields.metadata(metadata_attr, &metadata));
+        ip.encode_raw(body);
+        encode_key(2, WireType::LengthDelimited, &mut self.bytes);
+        encode_varint(body.len() as u64, &mut self.bytes);
+        self.bytes.extend_from_slice(body);
         ip.name = name;
         ip.opcode = opcode;
         ip.shape = Some(shape);
@@ -266,16 +266,5 @@ impl EncodedComputation {
             message::encode(2, ip, &mut alone);
             self.bytes.ends_with(&alone)
         });
-    }
-}
-
-fn string_field_len(tag: u32, s: &str) -> usize {
-    match s.is_empty() {
-        true => 0,
-        false => {
-            prost::encoding::key_len(tag)
-                + prost::encoding::encoded_len_varint(s.len() as u64)
-                + s.len()
-        }
     }
 }
