@@ -27,6 +27,10 @@ impl LocalIds {
     fn set(&mut self, i: InstrId, id: i64) {
         self.0[i.index()] = Some(id);
     }
+
+    fn has(&self, i: InstrId) -> bool {
+        self.0[i.index()].is_some()
+    }
 }
 
 impl std::ops::Index<&InstrId> for LocalIds {
@@ -109,25 +113,47 @@ impl Writer<'_> {
             comps.insert(id, proto_ids(comp, order, &mut used));
         }
         let mut next = used.iter().max().map_or(1, |m| m + 1);
+        let wrapped_orders: Vec<Vec<InstrId>> =
+            self.wrapped.iter().map(|w| w.comp.post_order()).collect();
+        // With no ids from a proto, the preferred ones cannot meet if the
+        // computation ids are distinct and each part fits its 32 bits:
+        // then the set of ids in use, a hash per instruction, is not needed.
+        let distinct = used.is_empty() && {
+            let mut cids: Vec<i64> = self.comp_ids.values().copied().collect();
+            cids.extend(self.wrapped.iter().map(|w| w.id));
+            let fits = cids.iter().all(|c| (0..1 << 31).contains(c))
+                && comps
+                    .values()
+                    .map(|c| c.order.len())
+                    .chain(wrapped_orders.iter().map(Vec::len))
+                    .all(|n| n < u32::MAX as usize);
+            cids.sort_unstable();
+            fits && cids.windows(2).all(|w| w.first() != w.get(1))
+        };
+        let mut id_for = |cid: i64, j: usize| {
+            let preferred = (cid << 32) | (j as i64 + 1);
+            match distinct {
+                true => preferred,
+                false => fresh_id(&mut used, &mut next, preferred),
+            }
+        };
         for (id, _) in m.computations() {
             let cid = self.comp_ids[&id];
             let c = comps.get_mut(&id).expect("every computation");
             for (j, &i) in c.order.iter().enumerate() {
-                if c.ids.0[i.index()].is_none() {
-                    let id = fresh_id(&mut used, &mut next, (cid << 32) | (j as i64 + 1));
-                    c.ids.set(i, id);
+                if !c.ids.has(i) {
+                    c.ids.set(i, id_for(cid, j));
                 }
             }
         }
         let wrapped = self
             .wrapped
             .iter()
-            .map(|w| {
-                let order = w.comp.post_order();
+            .zip(wrapped_orders)
+            .map(|(w, order)| {
                 let mut ids = LocalIds::new(w.comp.slot_count());
                 for (j, &i) in order.iter().enumerate() {
-                    let p = fresh_id(&mut used, &mut next, (w.id << 32) | (j as i64 + 1));
-                    ids.set(i, p);
+                    ids.set(i, id_for(w.id, j));
                 }
                 InstrIds { order, ids }
             })
