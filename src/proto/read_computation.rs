@@ -166,12 +166,11 @@ impl<'c> Reader<'c> {
     ) -> Result<ReadComputation, ProtoError> {
         // Pass 1: ids, edges, stack frames and shapes, without decoding the
         // rest of each instruction.
-        let scans = data
-            .instrs
-            .iter()
-            .enumerate()
-            .map(|(k, bytes)| Scan::at(k, bytes))
-            .collect::<Result<Vec<_>, _>>()?;
+        // Sized first: collecting into a `Result` would grow it by doubling.
+        let mut scans = Vec::with_capacity(data.instrs.len());
+        for (k, bytes) in data.instrs.iter().enumerate() {
+            scans.push(Scan::at(k, bytes)?);
+        }
         let id_to_local = IdIndex::new(&scans)?;
         let edges = Edges::new(&scans, &id_to_local)?;
         let mut by_id: Vec<usize> = (0..scans.len()).collect();
