@@ -16,7 +16,7 @@ use crate::ir::{CompId, Computation, InstrId, Opcode};
 use crate::util::{par_map, FxSet};
 
 /// Instructions a batch of computations encoded together holds, about.
-const WRITE_BATCH: usize = 32_768;
+const WRITE_BATCH: usize = 16_384;
 /// Modules smaller than this are encoded on one thread.
 const PARALLEL_WRITE: usize = 100_000;
 
