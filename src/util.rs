@@ -100,6 +100,22 @@ pub fn clip(text: &str) -> String {
     }
 }
 
+/// `items` cut into consecutive runs, each closed once its weight reaches
+/// `limit` (the last may weigh less): work split for threads or batches
+/// without reordering it.
+pub fn runs_by_weight<T>(items: &[T], limit: usize, weight: impl Fn(&T) -> usize) -> Vec<&[T]> {
+    let mut runs = Vec::new();
+    let (mut start, mut sum) = (0, 0);
+    for (i, item) in items.iter().enumerate() {
+        sum += weight(item);
+        if sum >= limit || i + 1 == items.len() {
+            runs.push(items.get(start..=i).unwrap_or_default());
+            (start, sum) = (i + 1, 0);
+        }
+    }
+    runs
+}
+
 /// `f` over `items` on the machine's cores (each thread with its own
 /// `init()` state), results in the items' order.
 pub fn par_map<T: Sync, R: Send, W>(
@@ -153,4 +169,22 @@ pub fn par_map<T: Sync, R: Send, W>(
         .into_iter()
         .map(|r| r.expect("every item is mapped"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs_by_weight;
+
+    #[test]
+    fn runs_close_once_their_weight_reaches_the_limit() {
+        let items = [3, 1, 4, 1, 5, 9, 2, 6];
+        let runs = runs_by_weight(&items, 5, |&w| w);
+        assert_eq!(runs, vec![&[3, 1, 4][..], &[1, 5], &[9], &[2, 6]]);
+        // The last run may weigh less; nothing is dropped or reordered.
+        let runs = runs_by_weight(&items, 10, |&w| w);
+        assert_eq!(runs, vec![&[3, 1, 4, 1, 5][..], &[9, 2], &[6]]);
+        assert!(runs_by_weight(&[] as &[usize], 5, |&w| w).is_empty());
+        // Weightless items form one run.
+        assert_eq!(runs_by_weight(&[0, 0, 0], 1, |&w| w), vec![&[0, 0, 0][..]]);
+    }
 }

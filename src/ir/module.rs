@@ -242,7 +242,7 @@ impl Module {
     }
 
     pub fn set_entry(&mut self, id: CompId) {
-        self.post_order.take();
+        self.calls_may_have_changed();
         self.entry = Some(id);
     }
 
@@ -254,7 +254,7 @@ impl Module {
 
     pub fn comp_mut(&mut self, id: CompId) -> &mut Computation {
         self.mark_changed(id);
-        self.post_order.take();
+        self.calls_may_have_changed();
         self.comps[id.index()]
             .as_mut()
             .expect("computation id refers to a removed computation")
@@ -302,7 +302,7 @@ impl Module {
     /// Takes back the computations defined after the first `n` (the parser
     /// reads a part of its input again); their slots stay reserved.
     pub(crate) fn undefine_since(&mut self, n: usize) {
-        self.post_order.take();
+        self.calls_may_have_changed();
         for id in self.comp_order.drain(n.min(self.comp_order.len())..) {
             if let Some(slot) = self.comps.get_mut(id.index()) {
                 *slot = None;
@@ -312,7 +312,7 @@ impl Module {
 
     /// Fills a reserved slot and puts it last in print order.
     pub(crate) fn define_computation(&mut self, id: CompId, comp: Computation) {
-        self.post_order.take();
+        self.calls_may_have_changed();
         self.comps[id.index()] = Some(comp);
         self.comp_order.push(id);
     }
@@ -320,7 +320,7 @@ impl Module {
     /// Takes the defined computations out, in print order (the parser
     /// moves a part of the module read on another thread into the module).
     pub(crate) fn take_defined(&mut self) -> Vec<(CompId, Computation)> {
-        self.post_order.take();
+        self.calls_may_have_changed();
         let order = std::mem::take(&mut self.comp_order);
         order
             .into_iter()
@@ -334,7 +334,7 @@ impl Module {
         let id = CompId::new(self.comps.len());
         self.comps.push(Some(comp));
         self.mark_changed(id);
-        self.post_order.take();
+        self.calls_may_have_changed();
         let at = self
             .comp_order
             .iter()
@@ -349,7 +349,7 @@ impl Module {
         if Some(id) == self.entry {
             return;
         }
-        self.post_order.take();
+        self.calls_may_have_changed();
         if let Some(slot) = self.comps.get_mut(id.index()) {
             *slot = None;
         }
@@ -454,6 +454,12 @@ impl Module {
         ids.into_iter()
             .map(|id| self.comp_mut(id).remove_dead_code(has_side_effect))
             .sum()
+    }
+
+    /// Forgets the computation post order: a change of the entry or of a
+    /// computation may change which computations call which.
+    fn calls_may_have_changed(&mut self) {
+        self.post_order.take();
     }
 
     /// Computations reachable from the entry, callees before callers.

@@ -15,7 +15,7 @@
 use super::instruction::AttrValue;
 use super::module::StackFrame;
 use super::{CompId, Computation, InstrId, Instruction, Module, Opcode, Shape, SourcePos};
-use crate::util::{par_map, FxSet};
+use crate::util::{par_map, runs_by_weight, FxSet};
 use std::fmt;
 use std::hash::BuildHasher;
 
@@ -108,15 +108,9 @@ fn instructions_hold(module: &Module, checked: &[(CompId, &Computation)]) -> boo
         .min(total / INSTRUCTIONS_PER_THREAD)
         .clamp(1, 16);
     // Contiguous runs of about equal instruction counts.
-    let mut runs: Vec<&[(CompId, &Computation)]> = Vec::with_capacity(threads);
-    let (mut start, mut count) = (0, 0);
-    for (i, (_, comp)) in checked.iter().enumerate() {
-        count += comp.instruction_count();
-        if count * threads >= total * (runs.len() + 1) || i + 1 == checked.len() {
-            runs.push(checked.get(start..=i).unwrap_or_default());
-            start = i + 1;
-        }
-    }
+    let runs = runs_by_weight(checked, total.div_ceil(threads).max(1), |(_, c)| {
+        c.instruction_count()
+    });
     let seen = par_map(
         &runs,
         runs.len() > 1,
@@ -281,29 +275,20 @@ fn check_computation(
                 check_links(comp, id, instr).map_err(|m| comp_error(comp, Some(id), m))?;
             }
             Checks::Fast { hashes, .. } => {
-                if check_name(&instr.name, false).is_err() {
-                    return Err(comp_error(comp, Some(id), "name".into()));
-                }
+                check_name(&instr.name, false).map_err(|m| comp_error(comp, Some(id), m))?;
                 hashes.push(NAME_HASHER.hash_one(&*instr.name));
                 // The checks below read the operands; whether they list
                 // their users is for `links` to tell.
                 let mut links = instr.operands().iter().chain(instr.control_predecessors());
                 if links.any(|&op| !comp.is_live(op)) {
-                    return Err(comp_error(comp, Some(id), "an operand is not here".into()));
+                    let m = "an operand or control predecessor is not an instruction of this \
+                             computation";
+                    return Err(comp_error(comp, Some(id), m.into()));
                 }
             }
         }
         check_instruction(module, cid, comp, id, instr, &mut param_numbers)
             .map_err(|m| comp_error(comp, Some(id), m))?;
-        if !comp.may_contain(instr.opcode) {
-            return Err(comp_error(
-                comp,
-                Some(id),
-                "its opcode was changed in place: the computation's opcode set does not hold it \
-                 (replace the instruction instead)"
-                    .into(),
-            ));
-        }
     }
     if let Checks::Fast { links, .. } = checks {
         if !links.hold(comp) {
@@ -346,10 +331,8 @@ struct LinkCheck {
 impl LinkCheck {
     fn hold(&mut self, comp: &Computation) -> bool {
         let n = comp.slot_count();
-        let Ok(bound) = u32::try_from(n) else {
-            return false;
-        };
-        if bound >= u32::MAX / 2 - 1 {
+        // Positions are u32 with `u32::MAX` kept as "not seen".
+        if u32::try_from(2 * n + 2).is_err() {
             return false;
         }
         let live = |id: InstrId| comp.is_live(id);
@@ -378,6 +361,10 @@ impl LinkCheck {
                     edges += 1;
                 }
             }
+        }
+        // The running counts below are u32 too.
+        if u32::try_from(edges).is_err() {
+            return false;
         }
         for k in 1..=n {
             let before = self.start.get(k - 1).copied().unwrap_or(0);
@@ -501,7 +488,15 @@ fn check_instruction(
     check_shape(module, cid, id)?;
     check_operands_and_attrs(module, cid, id)?;
     check_dimension_numbers(comp, instr)?;
-    check_frame_ref(module, instr)
+    check_frame_ref(module, instr)?;
+    if !comp.may_contain(instr.opcode) {
+        return Err(
+            "its opcode was changed in place: the computation's opcode set does not \
+                    hold it (replace the instruction instead)"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// The operand and user lists agree: each operand (and control

@@ -13,7 +13,7 @@ use super::write_shape::shape_to_proto;
 use super::write_sink::{CompEncoder, CompSink};
 use super::ProtoError;
 use crate::ir::{CompId, Computation, InstrId, Opcode};
-use crate::util::{par_map, FxSet};
+use crate::util::{par_map, runs_by_weight, FxSet};
 
 /// Instructions a batch of computations encoded together holds, about.
 const WRITE_BATCH: usize = 16_384;
@@ -64,16 +64,7 @@ impl Writer<'_> {
         let jobs = self.jobs(ids, frame_ids)?;
         let parallel = self.module.instruction_count() >= PARALLEL_WRITE;
         let mut schedule = HloScheduleProto::default();
-        let mut rest = jobs.as_slice();
-        while !rest.is_empty() {
-            let mut n = 0;
-            let mut count = 0;
-            while count < WRITE_BATCH && n < rest.len() {
-                count += rest.get(n).map_or(0, Job::instruction_count);
-                n += 1;
-            }
-            let (batch, after) = rest.split_at(n);
-            rest = after;
+        for batch in runs_by_weight(&jobs, WRITE_BATCH, Job::instruction_count) {
             let encoded = par_map(batch, parallel, Default::default, |state, _, job| {
                 let (enc, ip): &mut (S::Encoder, HloInstructionProto) = state;
                 self.encode_job(enc, ip, job)

@@ -8,7 +8,7 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{PrintOptions, ProgramShape};
 use crate::ir::shape::{push_int, Shape};
 use crate::ir::{CompId, Computation, Instruction, Module};
-use crate::util::{par_map, FxMap};
+use crate::util::{par_map, runs_by_weight, FxMap};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -66,19 +66,6 @@ pub fn print_instruction(module: &Module, comp: CompId, id: crate::ir::InstrId) 
 /// Instructions a batch of computations printed together holds, about.
 const PRINT_BATCH: usize = 8_192;
 
-/// Consecutive runs of computations of about [`PRINT_BATCH`] instructions.
-fn batches_of<'a, T>(comps: &'a [(T, &Computation)]) -> Vec<&'a [(T, &'a Computation)]> {
-    let mut batches = Vec::new();
-    let (mut start, mut count) = (0, 0);
-    for (i, (_, c)) in comps.iter().enumerate() {
-        count += c.instruction_count();
-        if count >= PRINT_BATCH || i + 1 == comps.len() {
-            batches.push(comps.get(start..=i).unwrap_or_default());
-            (start, count) = (i + 1, 0);
-        }
-    }
-    batches
-}
 /// Modules smaller than this print on one thread.
 const PARALLEL_PRINT: usize = 100_000;
 
@@ -237,7 +224,8 @@ impl Printer<'_, '_> {
             }
             out
         };
-        let mut batches = batches_of(&comps).into_iter();
+        let mut batches =
+            runs_by_weight(&comps, PRINT_BATCH, |(_, c)| c.instruction_count()).into_iter();
         let Some(first) = batches.next() else {
             return;
         };
