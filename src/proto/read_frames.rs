@@ -13,9 +13,9 @@ use std::sync::Arc;
 pub(super) fn frame_ids(c: &CompData<'_>) -> Result<Vec<i32>, ProtoError> {
     let mut v: Vec<(i64, i32)> = Vec::new();
     for (k, bytes) in c.instrs.iter().enumerate() {
-        let s = Scan::at(k, bytes)?;
-        if s.stack_frame_id != 0 {
-            v.push((s.id, s.stack_frame_id));
+        let (id, frame) = Scan::id_and_frame(k, bytes)?;
+        if frame != 0 {
+            v.push((id, frame));
         }
     }
     v.sort_by_key(|x| x.0);

@@ -134,15 +134,7 @@ impl<'a> Scan<'a> {
                     s.shape_fields += 1;
                 }
                 (7, WireType::LengthDelimited) => {
-                    let m = take_delimited(buf, WHAT)?;
-                    fields(m, "OpMetadata", |tag, wt, buf| match (tag, wt) {
-                        (15, WireType::Varint) => {
-                            s.stack_frame_id = varint(buf, "OpMetadata")? as i32;
-                            Ok(())
-                        }
-                        (15, _) => wrong_wire_type("OpMetadata", tag, wt),
-                        _ => skip_field(tag, wt, buf),
-                    })?;
+                    metadata_frame(take_delimited(buf, WHAT)?, &mut s.stack_frame_id)?;
                 }
                 (35, WireType::Varint) => s.id = varint(buf, WHAT)? as i64,
                 (36, _) => repeated_i64(&mut s.operands, tag, wt, buf)?,
@@ -161,9 +153,43 @@ impl<'a> Scan<'a> {
         Scan::new(bytes).map_err(|e| e.in_path(&format!("instructions[{k}]"), bytes))
     }
 
+    /// The `k`-th instruction's id and stack frame id only, at less cost
+    /// than [`Scan::at`]: the other fields are skipped unread, so a fault
+    /// in them is left for pass 1 to report.
+    pub(super) fn id_and_frame(k: usize, bytes: &[u8]) -> Result<(i64, i32), ProtoError> {
+        const WHAT: &str = "HloInstructionProto";
+        let (mut id, mut frame) = (0, 0);
+        fields(bytes, WHAT, |tag, wt, buf| {
+            match (tag, wt) {
+                (7, WireType::LengthDelimited) => {
+                    metadata_frame(take_delimited(buf, WHAT)?, &mut frame)?
+                }
+                (35, WireType::Varint) => id = varint(buf, WHAT)? as i64,
+                (7 | 35, _) => return wrong_wire_type(WHAT, tag, wt),
+                _ => skip_field(tag, wt, buf)?,
+            }
+            Ok(())
+        })
+        .map_err(|e| e.in_path(&format!("instructions[{k}]"), bytes))?;
+        Ok((id, frame))
+    }
+
     pub(super) fn name(&self) -> std::borrow::Cow<'_, str> {
         String::from_utf8_lossy(self.name)
     }
+}
+
+/// The stack frame id in an encoded `OpMetadata`, if it has one (the
+/// last wins, as when merging).
+fn metadata_frame(m: &[u8], frame: &mut i32) -> Result<(), ProtoError> {
+    fields(m, "OpMetadata", |tag, wt, buf| match (tag, wt) {
+        (15, WireType::Varint) => {
+            *frame = varint(buf, "OpMetadata")? as i32;
+            Ok(())
+        }
+        (15, _) => wrong_wire_type("OpMetadata", tag, wt),
+        _ => skip_field(tag, wt, buf),
+    })
 }
 
 /// Proto instruction id -> position in the computation: a table when the
