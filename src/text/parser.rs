@@ -737,6 +737,9 @@ struct Parser<'a> {
     /// so it stays in cache; names unique across the module is the
     /// verifier's check.
     all_names: FxMap<&'a str, (CompId, InstrId)>,
+    /// An instruction's shape until its own is known, shared so that
+    /// making an instruction allocates no placeholder.
+    no_shape_yet: Arc<Shape>,
 }
 
 /// A computation's written signature: `(p: f32[2], ...) -> f32[2]`.
@@ -777,8 +780,44 @@ fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_' || b == b'.' || b == b'-' || b.is_ascii_digit()
 }
 
+/// The bytes a name may hold, as a table: names are a good part of the
+/// text, and one lookup per byte beats four comparisons.
+const NAME_CHARS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-';
+        b += 1;
+    }
+    table
+};
+
 fn is_name_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-'
+    NAME_CHARS[b as usize]
+}
+
+/// The bytes [`Parser::raw_value`] looks at; it skips the others in one
+/// scan.
+const RAW_VALUE_STOPS: [bool; 256] = {
+    let mut table = [false; 256];
+    let stops = *b"\"{[(}]),\n\r";
+    let mut k = 0;
+    while k < stops.len() {
+        table[stops[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
+
+/// Where the name characters starting at `start` end.
+fn name_end(b: &[u8], start: usize) -> usize {
+    let rest = b.get(start..).unwrap_or_default();
+    start
+        + rest
+            .iter()
+            .position(|&c| !is_name_char(c))
+            .unwrap_or(rest.len())
 }
 
 impl<'a> Parser<'a> {
@@ -796,6 +835,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             instruction_nesting: 0,
             all_names: FxMap::default(),
+            no_shape_yet: Arc::new(Shape::Tuple(Vec::new())),
         }
     }
 
@@ -956,11 +996,7 @@ impl<'a> Parser<'a> {
     fn peek_word(&mut self) -> PResult<&'a str> {
         self.skip_ws()?;
         let start = self.pos;
-        let mut end = start;
-        while end < self.b.len() && is_name_char(self.b[end]) {
-            end += 1;
-        }
-        Ok(&self.text[start..end])
+        Ok(&self.text[start..name_end(self.b, start)])
     }
 
     /// A name, with an optional `%` sigil (recorded for the print style).
@@ -975,10 +1011,7 @@ impl<'a> Parser<'a> {
             let found = self.describe_here();
             return self.err(format!("expects {what}, but sees {found}"));
         }
-        let mut end = start;
-        while end < self.b.len() && is_name_char(self.b[end]) {
-            end += 1;
-        }
+        let end = name_end(self.b, start);
         self.pos = end;
         Ok(&self.text[start..end])
     }
@@ -1047,7 +1080,13 @@ impl<'a> Parser<'a> {
         let mut stack: smallvec::SmallVec<[u8; 16]> = smallvec::SmallVec::new();
         let mut i = start;
         while i < self.b.len() {
-            let c = self.b[i];
+            // Most bytes of a value are none of those matched below.
+            let plain = self.b.get(i..).unwrap_or_default();
+            i += plain
+                .iter()
+                .position(|&c| RAW_VALUE_STOPS[c as usize])
+                .unwrap_or(plain.len());
+            let Some(&c) = self.b.get(i) else { break };
             match c {
                 b'"' => {
                     i = self.string_end(i)?;
@@ -2030,7 +2069,7 @@ impl<'a> Parser<'a> {
         let mut instr = Instruction::new(
             name.map_or_else(SharedStr::default, |n| self.shared(n)),
             opcode,
-            Shape::Tuple(Vec::new()),
+            Arc::clone(&self.no_shape_yet),
         );
         instr.async_wrapped = op.async_wrapped;
         self.instruction_arguments(scope, &mut instr, declared_shape.as_deref(), op.pos)?;
