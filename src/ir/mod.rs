@@ -57,3 +57,22 @@ id_type!(
     /// A computation of one module.
     CompId
 );
+
+/// The bytes a name may hold (letters, digits, `_`, `.`, `-`), as a
+/// table: names are a good part of a module's text, and one lookup per
+/// byte beats four comparisons.
+const NAME_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-';
+        b += 1;
+    }
+    table
+};
+
+/// Whether a name may hold this byte.
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    NAME_BYTES[b as usize]
+}

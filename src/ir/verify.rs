@@ -784,8 +784,7 @@ fn check_name(name: &str, computation: bool) -> Result<(), String> {
     if name.is_empty() {
         return Err("a name must not be empty".into());
     }
-    let name_byte = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-');
-    if name.as_bytes().iter().all(name_byte) && name != "ROOT" && name != "ENTRY" {
+    if name.bytes().all(super::is_name_byte) && name != "ROOT" && name != "ENTRY" {
         return Ok(());
     }
     if let Some(c) = name

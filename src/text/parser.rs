@@ -18,6 +18,7 @@ use super::input::{window_end, Cut, ReaderSource, Source, TextEnd, TextSource};
 use super::number::c_unescape;
 use crate::ir::instruction::attr_key;
 use crate::ir::instruction::{ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType};
+use crate::ir::is_name_byte;
 use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
 use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOUNDED_DIM};
@@ -776,27 +777,6 @@ struct Scope {
     params: FxMap<i64, usize>,
 }
 
-fn is_name_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b'.' || b == b'-' || b.is_ascii_digit()
-}
-
-/// The bytes a name may hold, as a table: names are a good part of the
-/// text, and one lookup per byte beats four comparisons.
-const NAME_CHARS: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'-';
-        b += 1;
-    }
-    table
-};
-
-fn is_name_char(b: u8) -> bool {
-    NAME_CHARS[b as usize]
-}
-
 /// The bytes [`Parser::raw_value`] looks at; it skips the others in one
 /// scan.
 const RAW_VALUE_STOPS: [bool; 256] = {
@@ -816,7 +796,7 @@ fn name_end(b: &[u8], start: usize) -> usize {
     start
         + rest
             .iter()
-            .position(|&c| !is_name_char(c))
+            .position(|&c| !is_name_byte(c))
             .unwrap_or(rest.len())
 }
 
@@ -983,7 +963,7 @@ impl<'a> Parser<'a> {
         self.skip_ws()?;
         let end = self.pos + kw.len();
         if self.b.get(self.pos..end) == Some(kw.as_bytes())
-            && !self.b.get(end).is_some_and(|&c| is_name_char(c))
+            && !self.b.get(end).is_some_and(|&c| is_name_byte(c))
         {
             self.pos = end;
             Ok(true)
@@ -1007,7 +987,7 @@ impl<'a> Parser<'a> {
             self.st.saw_percent = true;
         }
         let start = self.pos;
-        if !self.b.get(start).is_some_and(|&c| is_name_start(c)) {
+        if !self.b.get(start).is_some_and(|&c| is_name_byte(c)) {
             let found = self.describe_here();
             return self.err(format!("expects {what}, but sees {found}"));
         }
