@@ -16,7 +16,7 @@
 use super::error::{ParseError, ReadError};
 use super::input::{window_end, Cut, ReaderSource, Source, TextEnd, TextSource};
 use super::number::c_unescape;
-use crate::ir::instruction::attr_key;
+use crate::ir::instruction::{attr_key, IdList};
 use crate::ir::instruction::{ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType};
 use crate::ir::is_name_byte;
 use crate::ir::literal::{Literal, LiteralData};
@@ -2154,8 +2154,7 @@ impl<'a> Parser<'a> {
                 self.expect(b')', "at the end of a constant")
             }
             _ => {
-                let operands = self.operands(scope)?;
-                instr.operands = operands.into();
+                instr.operands = self.operands(scope)?;
                 self.check_operands(scope, instr, declared_shape, op_pos)
             }
         }
@@ -2248,8 +2247,9 @@ impl<'a> Parser<'a> {
         None
     }
 
-    fn operands(&mut self, scope: &mut Scope) -> PResult<Vec<InstrId>> {
-        let mut ops = Vec::new();
+    /// Inline for up to four: most instructions then allocate no list.
+    fn operands(&mut self, scope: &mut Scope) -> PResult<IdList> {
+        let mut ops = IdList::new();
         if self.eat(b')')? {
             return Ok(ops);
         }
