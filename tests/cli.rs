@@ -614,3 +614,65 @@ fn every_registry_name_is_its_pass_name() {
         assert_eq!((info.make)().name(), info.name);
     }
 }
+
+/// A proto in a regular file is read a computation at a time, not whole
+/// (the command's memory): it reads as the same bytes on stdin do, which
+/// are held whole, and so does a wrapper (read whole) and a fault (the
+/// same message at the same byte).
+#[test]
+fn a_proto_file_reads_as_the_same_bytes_on_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let bare = std::fs::read(data("corpus/softmax_fwd_lastaxis_f32.opt.pb")).unwrap();
+    let mut wrapped = Vec::new();
+    prost::encoding::bytes::encode(1, &bare, &mut wrapped);
+    let mut truncated = bare.clone();
+    truncated.truncate(bare.len() * 2 / 3);
+    let mut bad_field = bare.clone();
+    // The first computation's first byte: its name's key becomes an end
+    // group, a fault inside it.
+    bad_field[bare.iter().position(|&b| b == 0x1a).unwrap() + 3] = 0x0c;
+    let from_stdin = |bytes: &[u8]| {
+        let mut child = hlo_opt()
+            .args(["--passes", "", "--input-format", "proto", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let want = String::from_utf8(run_ok(
+        hlo_opt()
+            .args(["--passes", ""])
+            .arg(data("corpus/softmax_fwd_lastaxis_f32.opt.pb")),
+    ))
+    .unwrap();
+    for (name, bytes, ok) in [
+        ("bare", &bare, true),
+        ("HloProto", &wrapped, true),
+        ("truncated", &truncated, false),
+        ("bad field", &bad_field, false),
+    ] {
+        let path = dir.path().join("m.pb");
+        std::fs::write(&path, bytes).unwrap();
+        let file = hlo_opt()
+            .args(["--passes", ""])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let stdin = from_stdin(bytes);
+        assert_eq!(file.status.success(), ok, "{name}");
+        assert_eq!(stdin.status.success(), ok, "{name}");
+        assert_eq!(file.stdout, stdin.stdout, "{name}");
+        if ok {
+            assert_eq!(String::from_utf8_lossy(&file.stdout), want, "{name}");
+        } else {
+            let file_err =
+                String::from_utf8_lossy(&file.stderr).replace(&*path.to_string_lossy(), "<stdin>");
+            let stdin_err = String::from_utf8_lossy(&stdin.stderr);
+            assert!(file_err.contains("error: at byte "), "{name}: {file_err}");
+            assert_eq!(file_err, stdin_err, "{name}");
+        }
+    }
+}

@@ -17,11 +17,16 @@ pub fn read_module_input(
 ) -> Result<(crate::ir::Module, String), String> {
     let file_name = if input == "-" { "<stdin>" } else { input }.to_string();
     let read_error = |e: std::io::Error| format!("{file_name}: error: {e}");
+    // A regular file's own handle too, for positioned reads.
+    let mut file = None;
     let mut reader: Box<dyn BufRead> = if input == "-" {
         Box::new(BufReader::with_capacity(CHUNK, std::io::stdin().lock()))
     } else {
-        let file = std::fs::File::open(input).map_err(read_error)?;
-        Box::new(BufReader::with_capacity(CHUNK, file))
+        let f = std::fs::File::open(input).map_err(read_error)?;
+        if f.metadata().is_ok_and(|m| m.is_file()) {
+            file = Some(f.try_clone().map_err(read_error)?);
+        }
+        Box::new(BufReader::with_capacity(CHUNK, f))
     };
     let ext = Path::new(input).extension().and_then(|e| e.to_str());
     let streamed = match (format, ext) {
@@ -41,6 +46,14 @@ pub fn read_module_input(
             ReadError::Io(e) => read_error(e),
         })?;
         return Ok((module, file_name));
+    }
+    // A proto in a regular file is read one computation at a time.
+    #[cfg(unix)]
+    if let Some(file) = &file {
+        if let Some(module) = crate::proto::read_module_file(file).map_err(read_error)? {
+            let module = module.map_err(|e| format!("{file_name}: error: {e}"))?;
+            return Ok((module, file_name));
+        }
     }
     let mut bytes = Vec::new();
     reader.read_to_end(&mut bytes).map_err(read_error)?;

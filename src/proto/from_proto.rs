@@ -24,7 +24,8 @@ use super::read_computation::Reader;
 use super::read_frames::{frame_ids, Frames};
 use super::read_header::module_header;
 use super::read_order::computation_order;
-use super::read_scan::{split_module, CompData, ModuleData};
+use super::read_scan::{split_computation, split_module, CompHead, ModuleData};
+use super::read_source::Source;
 use super::ProtoError;
 use crate::ir::module::PrintOptions;
 use crate::ir::{CompId, Computation, Module};
@@ -51,22 +52,87 @@ impl Default for ReadOptions {
 
 /// Reads a binary `HloModuleProto`.
 pub fn module_from_proto(bytes: &[u8], options: &ReadOptions) -> Result<Module, ProtoError> {
-    let data = split_module(bytes)?;
-    read(&data, options)
+    read(bytes, split_module(bytes), options)
+}
+
+/// Reads a module from `src` if it is plainly an `HloModuleProto` (it has a
+/// field past 4: see [`super::unwrap_module`]); `None` if it may be
+/// something else, or is not a proto at all.
+pub(crate) fn module_from_source<S: Source + ?Sized>(
+    src: &S,
+    options: &ReadOptions,
+) -> Option<Result<Module, ProtoError>> {
+    let data = split_module(src);
+    if !data.field_past_4 || data.fault.is_some() {
+        return None;
+    }
+    Some(read(src, data, options))
 }
 
 /// Whether a module is worth converting on several threads.
-fn worth_threads(data: &ModuleData<'_>) -> bool {
-    data.comps.len() > 1 && data.comps.iter().map(|c| c.instrs.len()).sum::<usize>() > 4_000
+fn worth_threads(comp_at: &[(usize, usize)]) -> bool {
+    // About 120 bytes an instruction: 4,000 instructions.
+    comp_at.len() > 1 && comp_at.iter().map(|c| c.1).sum::<usize>() > 480_000
 }
 
-/// Where an error in the `i`-th computation is.
-fn in_computation(e: ProtoError, i: usize, c: &CompData<'_>) -> ProtoError {
-    e.context(format!("computation {}", c.shell.name))
-        .in_path(&format!("HloModuleProto.computations[{i}]"), c.bytes)
+/// Where an error in the `i`-th computation is: `bytes`, read from offset
+/// `at` of the input.
+fn in_computation(e: ProtoError, i: usize, name: &str, bytes: &[u8], at: usize) -> ProtoError {
+    e.context(format!("computation {name}"))
+        .in_path(&format!("HloModuleProto.computations[{i}]"), bytes)
+        .located_at(bytes, at)
 }
 
-fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoError> {
+/// Each computation's fields but the instructions, and (if asked for) the
+/// stack frame ids of its instructions: read in parallel, the faults
+/// reported as a sequential read would, splitting before frames.
+fn read_heads<S: Source + ?Sized>(
+    src: &S,
+    data: &mut ModuleData,
+    with_frames: bool,
+    parallel: bool,
+) -> Result<Vec<Vec<i32>>, ProtoError> {
+    let results = par_map(&data.comp_at, parallel, Vec::new, |buf, i, &(at, len)| {
+        let bytes = src.read(at, len, buf)?;
+        let c = split_computation(bytes).map_err(|e| {
+            e.in_path(&format!("computations[{i}]"), bytes)
+                .prefix_path("HloModuleProto")
+                .located_at(bytes, at)
+        })?;
+        let frames = if with_frames {
+            frame_ids(&c).map_err(|e| in_computation(e, i, &c.shell.name, bytes, at))
+        } else {
+            Ok(Vec::new())
+        };
+        let head = CompHead {
+            at,
+            len,
+            shell: c.shell,
+        };
+        Ok::<_, ProtoError>((head, frames))
+    });
+    let mut frames = Vec::with_capacity(results.len());
+    for r in results {
+        let (head, f) = r?;
+        data.comps.push(head);
+        frames.push(f);
+    }
+    frames.into_iter().collect()
+}
+
+fn read<S: Source + ?Sized>(
+    src: &S,
+    mut data: ModuleData,
+    options: &ReadOptions,
+) -> Result<Module, ProtoError> {
+    let parallel = worth_threads(&data.comp_at);
+    let renumber = options.xla_order && data.shell.stack_frame_index.is_some();
+    let with_frames = renumber && data.fault.is_none();
+    let frame_ids = read_heads(src, &mut data, with_frames, parallel)?;
+    if let Some(fault) = data.fault.take() {
+        return Err(fault);
+    }
+    let data = &data;
     let comp_ids = computation_ids(data)?;
     let mut frames = Frames::new(data.shell.stack_frame_index.as_ref(), options.xla_order);
     let shell = &data.shell;
@@ -82,11 +148,10 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
             shell.entry_computation_id
         ))
     })?;
-    let parallel = worth_threads(data);
-    if frames.renumber && frames.index.is_some() {
-        number_stack_frames(&mut frames, data, parallel)?;
+    for id in frame_ids.into_iter().flatten() {
+        frames.map(id)?;
     }
-    let mut converted = convert_computations(data, &comp_ids, &comp_refs, &frames, parallel)?;
+    let mut converted = convert_computations(src, data, &comp_ids, &comp_refs, &frames, parallel)?;
     let folded = if converted.any_async_start {
         fold_async_sugar(&mut converted.built, &comp_refs, entry)
     } else {
@@ -122,7 +187,7 @@ fn read(data: &ModuleData<'_>, options: &ReadOptions) -> Result<Module, ProtoErr
 }
 
 /// Proto computation id -> position in the module.
-fn computation_ids(data: &ModuleData<'_>) -> Result<FxMap<i64, usize>, ProtoError> {
+fn computation_ids(data: &ModuleData) -> Result<FxMap<i64, usize>, ProtoError> {
     let mut comp_ids = FxMap::default();
     for (i, c) in data.comps.iter().enumerate() {
         if comp_ids.insert(c.shell.id, i).is_some() {
@@ -135,27 +200,6 @@ fn computation_ids(data: &ModuleData<'_>) -> Result<FxMap<i64, usize>, ProtoErro
     Ok(comp_ids)
 }
 
-/// XLA numbers the stack frames walking the computations in proto order
-/// and their instructions in id order.
-fn number_stack_frames(
-    frames: &mut Frames<'_>,
-    data: &ModuleData<'_>,
-    parallel: bool,
-) -> Result<(), ProtoError> {
-    let ids = par_map(
-        &data.comps,
-        parallel,
-        || (),
-        |_, i, c| frame_ids(c).map_err(|e| in_computation(e, i, c)),
-    );
-    for list in ids {
-        for id in list? {
-            frames.map(id)?;
-        }
-    }
-    Ok(())
-}
-
 /// The computations converted, in proto order.
 struct Converted {
     built: Vec<Option<Computation>>,
@@ -165,8 +209,9 @@ struct Converted {
     any_async_start: bool,
 }
 
-fn convert_computations(
-    data: &ModuleData<'_>,
+fn convert_computations<S: Source + ?Sized>(
+    src: &S,
+    data: &ModuleData,
     comp_ids: &FxMap<i64, usize>,
     comp_refs: &[CompId],
     frames: &Frames<'_>,
@@ -177,10 +222,13 @@ fn convert_computations(
     let results = par_map(
         &data.comps,
         parallel,
-        || Reader::new(comp_ids, comp_refs, frames, shell),
-        |r, i, c| {
-            r.computation(c, scheduled)
-                .map_err(|e| in_computation(e, i, c))
+        || (Reader::new(comp_ids, comp_refs, frames, shell), Vec::new()),
+        |(r, buf), i, head| {
+            let bytes = src.read(head.at, head.len, buf)?;
+            let at = |e| in_computation(e, i, &head.shell.name, bytes, head.at);
+            // Split again: the bytes may have been read again.
+            let c = split_computation(bytes).map_err(at)?;
+            r.computation(&c, scheduled).map_err(at)
         },
     );
     let mut out = Converted {

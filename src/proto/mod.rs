@@ -30,6 +30,7 @@ mod read_op_attrs;
 mod read_order;
 mod read_scan;
 mod read_shape;
+mod read_source;
 pub mod to_proto;
 mod wire;
 mod write_async;
@@ -98,23 +99,51 @@ impl ProtoError {
 
     /// Prefixes a step of the message path (`computations[3]`) and records
     /// that the error is within `bytes`, the encoded message of that step.
-    pub(crate) fn in_path(mut self, step: &str, bytes: &[u8]) -> ProtoError {
+    pub(crate) fn in_path(self, step: &str, bytes: &[u8]) -> ProtoError {
+        self.prefix_path(step).within(bytes)
+    }
+
+    /// Turns the recorded address into an offset in `input`.
+    pub(crate) fn located_in(self, input: &[u8]) -> ProtoError {
+        self.located_at(input, 0)
+    }
+
+    /// Turns the recorded address, if it is within `bytes`, into an offset
+    /// in the input, `bytes` being at offset `base` of it.
+    pub(crate) fn located_at(mut self, bytes: &[u8], base: usize) -> ProtoError {
+        let start = bytes.as_ptr() as usize;
+        if let Some(a) = self.at {
+            if a >= start && a <= start + bytes.len() {
+                self.offset = Some(base + a - start);
+                self.at = None;
+            }
+        }
+        self
+    }
+
+    /// Records that the error is at `offset` of the input, unless a
+    /// narrower place is known already.
+    pub(crate) fn at_offset(mut self, offset: usize) -> ProtoError {
+        if self.at.is_none() && self.offset.is_none() {
+            self.offset = Some(offset);
+        }
+        self
+    }
+
+    /// Moves a known offset by `base`: the input read was at `base` of a
+    /// larger one (a module inside an `HloProto`).
+    pub(crate) fn shifted(mut self, base: usize) -> ProtoError {
+        self.offset = self.offset.map(|o| o + base);
+        self
+    }
+
+    /// Prefixes a step of the message path.
+    pub(crate) fn prefix_path(mut self, step: &str) -> ProtoError {
         self.path = if self.path.is_empty() {
             step.to_string()
         } else {
             format!("{step}.{}", self.path)
         };
-        self.within(bytes)
-    }
-
-    /// Turns the recorded address into an offset in `input`.
-    pub(crate) fn located_in(mut self, input: &[u8]) -> ProtoError {
-        let start = input.as_ptr() as usize;
-        if let Some(a) = self.at {
-            if a >= start && a <= start + input.len() {
-                self.offset = Some(a - start);
-            }
-        }
         self
     }
 }
@@ -250,7 +279,23 @@ pub fn read_module_with(
     options: &ReadOptions,
 ) -> Result<crate::ir::Module, ProtoError> {
     let (_, module) = unwrap_module(bytes);
-    module_from_proto(module, options).map_err(|e| e.located_in(bytes))
+    let base = module.as_ptr() as usize - bytes.as_ptr() as usize;
+    module_from_proto(module, options).map_err(|e| e.shifted(base).located_in(bytes))
+}
+
+/// Reads a binary proto from a regular file one computation at a time
+/// (what [`read_module`] reads, without holding the file in memory).
+/// `None` if the file is not plainly an `HloModuleProto` (a wrapper, or
+/// not a proto at all): read it whole with [`read_module`] then.
+#[cfg(unix)]
+pub fn read_module_file(
+    file: &std::fs::File,
+) -> std::io::Result<Option<Result<crate::ir::Module, ProtoError>>> {
+    let source = read_source::FileSource::new(file)?;
+    Ok(from_proto::module_from_source(
+        &source,
+        &ReadOptions::default(),
+    ))
 }
 
 /// Whether a file's bytes are a binary proto rather than HLO text: text

@@ -55,7 +55,7 @@ pub(super) fn post_order(
 /// XLA's `MakeComputationPostOrder` over the computations sorted by id;
 /// fails on a cycle in the call graph.
 pub(super) fn computation_order(
-    data: &ModuleData<'_>,
+    data: &ModuleData,
     calls: &[Vec<SmallVec<[usize; 2]>>],
     entry: usize,
 ) -> Result<Vec<usize>, ProtoError> {
@@ -98,7 +98,7 @@ pub(super) fn computation_order(
 /// Depth-first with colours: an error naming a computation that calls
 /// itself, if one does.
 fn check_no_call_cycle(
-    data: &ModuleData<'_>,
+    data: &ModuleData,
     calls: &[Vec<SmallVec<[usize; 2]>>],
 ) -> Result<(), ProtoError> {
     let n = data.comps.len();

@@ -3,8 +3,10 @@
 
 use super::err;
 use super::messages::*;
+use super::read_source::Source;
 use super::wire::{
-    fields, merge_into, repeated_i64, skip_field, take_delimited, varint, wrong_wire_type,
+    decode_key, fields, merge_into, repeated_i64, skip_field, take_delimited, varint,
+    wrong_wire_type,
 };
 use super::ProtoError;
 use crate::util::FxMap;
@@ -14,19 +16,35 @@ use smallvec::SmallVec;
 /// A computation before conversion: its fields but the instructions, and
 /// the encoded instructions.
 pub(super) struct CompData<'a> {
-    /// The encoded computation, for error locations.
-    pub(super) bytes: &'a [u8],
     pub(super) shell: HloComputationProto,
     pub(super) instrs: Vec<&'a [u8]>,
 }
 
-/// The top of a module: every field but the computations, and the encoded
-/// computations in proto order.
-pub(crate) struct ModuleData<'a> {
+/// Where a computation is in the input, and its fields but the
+/// instructions (read again, in [`CompData`], when it is converted).
+pub(crate) struct CompHead {
+    pub(super) at: usize,
+    pub(super) len: usize,
+    pub(super) shell: HloComputationProto,
+}
+
+/// The top of a module: every field but the computations, and where the
+/// computations are, in proto order.
+pub(crate) struct ModuleData {
     pub shell: HloModuleProto,
     /// The encoded fields the IR does not model ([`Module::proto_extras`]).
     pub(super) extras: Vec<u8>,
-    pub(super) comps: Vec<CompData<'a>>,
+    /// Where each computation's encoded message is, in proto order.
+    pub(super) comp_at: Vec<(usize, usize)>,
+    /// Whether a field past 4 was seen: then the input is a module, not an
+    /// `HloProto` or `HloSnapshot` ([`super::unwrap_module`]).
+    pub(super) field_past_4: bool,
+    /// Filled by [`super::from_proto`] from `comp_at`.
+    pub(super) comps: Vec<CompHead>,
+    /// The fault that ended the walk of the module's fields, if one did:
+    /// reported after any in the computations before it, as a walk in
+    /// byte order finds them.
+    pub(super) fault: Option<ProtoError>,
 }
 
 /// `HloModuleProto` fields the IR does not model, kept as bytes: `id`,
@@ -36,39 +54,85 @@ pub(crate) struct ModuleData<'a> {
 /// configs that refer to them; kept for anything else that may).
 pub(super) const MODULE_EXTRA_FIELDS: &[u32] = &[5, 10, 11, 12, 13, 14, 15, 16, 22];
 
-/// Decodes the module's own fields and splits out computations and
-/// instructions without decoding them.
-pub(crate) fn split_module(bytes: &[u8]) -> Result<ModuleData<'_>, ProtoError> {
-    let mut shell = HloModuleProto::default();
-    let mut comps = Vec::new();
-    let mut extras = Vec::new();
-    fields(bytes, "HloModuleProto", |tag, wt, buf| {
-        if MODULE_EXTRA_FIELDS.contains(&tag) || !HloModuleProtoFields::knows(tag) {
-            // Decoded too, so that a malformed one is an error.
-            let start = *buf;
-            merge_into(&mut shell, tag, wt, buf, "HloModuleProto")?;
-            prost::encoding::encode_key(tag, wt, &mut extras);
-            extras.extend_from_slice(&start[..start.len() - buf.len()]);
-            return Ok(());
-        }
+/// Decodes the module's own fields and finds its computations without
+/// reading them: the field keys are read one by one from `src`, and a
+/// computation's bytes are skipped. A malformed field ends the walk
+/// ([`ModuleData::fault`]).
+pub(crate) fn split_module<S: Source + ?Sized>(src: &S) -> ModuleData {
+    let mut data = ModuleData {
+        shell: HloModuleProto::default(),
+        extras: Vec::new(),
+        comp_at: Vec::new(),
+        field_past_4: false,
+        comps: Vec::new(),
+        fault: None,
+    };
+    if let Err(e) = module_fields(src, &mut data) {
+        data.fault = Some(e);
+    }
+    data
+}
+
+fn module_fields<S: Source + ?Sized>(src: &S, data: &mut ModuleData) -> Result<(), ProtoError> {
+    const WHAT: &str = "HloModuleProto";
+    let total = src.len();
+    let mut buf = Vec::new();
+    let mut pos = 0;
+    while pos < total {
+        let field = |e: ProtoError| e.prefix_path(WHAT).at_offset(pos);
+        // A key and a length are at most 15 bytes.
+        let head = src.read(pos, (total - pos).min(16), &mut buf)?;
+        let mut b = head;
+        let (tag, wt) = decode_key(&mut b).map_err(|e| field(ProtoError::decode(WHAT, e)))?;
+        let key_len = head.len() - b.len();
+        data.field_past_4 |= tag > 4;
         if tag == 3 {
             if wt != WireType::LengthDelimited {
-                return err("HloModuleProto.computations: wrong wire type");
+                return Err(field(ProtoError::new(
+                    "HloModuleProto.computations: wrong wire type",
+                )));
             }
-            let c = take_delimited(buf, "HloModuleProto.computations")?;
-            let step = format!("computations[{}]", comps.len());
-            comps.push(split_computation(c).map_err(|e| e.in_path(&step, c))?);
-            Ok(())
-        } else {
-            merge_into(&mut shell, tag, wt, buf, "HloModuleProto")
+            let len = varint(&mut b, "HloModuleProto.computations").map_err(field)?;
+            let at = pos + (head.len() - b.len());
+            let len = usize::try_from(len).unwrap_or(usize::MAX);
+            if len > total - at {
+                return Err(field(ProtoError::new(
+                    "HloModuleProto.computations: truncated (a field runs past the end of its message)",
+                )));
+            }
+            data.comp_at.push((at, len));
+            pos = at + len;
+            continue;
         }
-    })
-    .map_err(|e| e.in_path("HloModuleProto", bytes))?;
-    Ok(ModuleData {
-        shell,
-        extras,
-        comps,
-    })
+        // The field's value: what its wire type says, else the rest (for
+        // the error the decoder gives).
+        let value_at = pos + key_len;
+        let rest = total - value_at;
+        let len = match wt {
+            WireType::Varint => rest.min(10),
+            WireType::SixtyFourBit => rest.min(8),
+            WireType::ThirtyTwoBit => rest.min(4),
+            WireType::LengthDelimited => varint(&mut b, WHAT)
+                .ok()
+                .and_then(|l| usize::try_from(l).ok())
+                .map_or(rest, |l| (l + (head.len() - b.len()) - key_len).min(rest)),
+            // Groups are not a module's; the decoder says so.
+            _ => rest,
+        };
+        let value = src.read(value_at, len, &mut buf)?;
+        let mut v = value;
+        if MODULE_EXTRA_FIELDS.contains(&tag) || !HloModuleProtoFields::knows(tag) {
+            // Decoded too, so that a malformed one is an error.
+            merge_into(&mut data.shell, tag, wt, &mut v, WHAT).map_err(field)?;
+            let used = value.len() - v.len();
+            prost::encoding::encode_key(tag, wt, &mut data.extras);
+            data.extras.extend_from_slice(&value[..used]);
+        } else {
+            merge_into(&mut data.shell, tag, wt, &mut v, WHAT).map_err(field)?;
+        }
+        pos = value_at + (value.len() - v.len());
+    }
+    Ok(())
 }
 
 pub(super) fn split_computation(bytes: &[u8]) -> Result<CompData<'_>, ProtoError> {
@@ -92,11 +156,7 @@ pub(super) fn split_computation(bytes: &[u8]) -> Result<CompData<'_>, ProtoError
             merge_into(&mut shell, tag, wt, buf, "HloComputationProto")
         }
     })?;
-    Ok(CompData {
-        bytes,
-        shell,
-        instrs,
-    })
+    Ok(CompData { shell, instrs })
 }
 
 /// What pass 1 reads of an encoded instruction: its id, name, edges,
