@@ -94,7 +94,7 @@ fn read_heads<S: Source + ?Sized>(
 ) -> Result<Vec<Vec<i32>>, ProtoError> {
     let results = par_map(&data.comp_at, parallel, Vec::new, |buf, i, &(at, len)| {
         let bytes = src.read(at, len, buf)?;
-        let c = split_computation(bytes).map_err(|e| {
+        let mut c = split_computation(bytes).map_err(|e| {
             e.in_path(&format!("computations[{i}]"), bytes)
                 .prefix_path("HloModuleProto")
                 .located_at(bytes, at)
@@ -107,7 +107,8 @@ fn read_heads<S: Source + ?Sized>(
         let head = CompHead {
             at,
             len,
-            shell: c.shell,
+            id: c.shell.id,
+            name: std::mem::take(&mut c.shell.name),
         };
         Ok::<_, ProtoError>((head, frames))
     });
@@ -190,10 +191,10 @@ fn read<S: Source + ?Sized>(
 fn computation_ids(data: &ModuleData) -> Result<FxMap<i64, usize>, ProtoError> {
     let mut comp_ids = FxMap::default();
     for (i, c) in data.comps.iter().enumerate() {
-        if comp_ids.insert(c.shell.id, i).is_some() {
+        if comp_ids.insert(c.id, i).is_some() {
             return err(format!(
                 "computation id {} is used twice ({})",
-                c.shell.id, c.shell.name
+                c.id, c.name
             ));
         }
     }
@@ -225,7 +226,7 @@ fn convert_computations<S: Source + ?Sized>(
         || (Reader::new(comp_ids, comp_refs, frames, shell), Vec::new()),
         |(r, buf), i, head| {
             let bytes = src.read(head.at, head.len, buf)?;
-            let at = |e| in_computation(e, i, &head.shell.name, bytes, head.at);
+            let at = |e| in_computation(e, i, &head.name, bytes, head.at);
             // Split again: the bytes may have been read again.
             let c = split_computation(bytes).map_err(at)?;
             r.computation(&c, scheduled).map_err(at)

@@ -374,7 +374,8 @@ impl<'c> Reader<'c> {
     /// The proto's ids and order of the instructions (and their stack
     /// frames, if renumbered), for writing the module back as it was read.
     fn record_proto_order(&self, comp: &mut Computation, scans: &[Scan<'_>], order: &[usize]) {
-        comp.set_proto_instr_ids(order.iter().map(|&i| scans[i].id).collect());
+        let ids: Vec<i64> = order.iter().map(|&i| scans[i].id).collect();
+        comp.set_proto_instr_ids(&ids);
         let mut proto_order = vec![0u32; scans.len()];
         for (k, &i) in order.iter().enumerate() {
             proto_order[i] = k as u32;

@@ -62,7 +62,7 @@ pub(super) fn computation_order(
     let n = data.comps.len();
     check_no_call_cycle(data, calls)?;
     let mut by_id: Vec<usize> = (0..n).collect();
-    by_id.sort_by_key(|&i| data.comps[i].shell.id);
+    by_id.sort_by_key(|&i| data.comps[i].id);
     let mut called = vec![false; n];
     for cs in calls {
         for c in cs.iter().flatten() {
@@ -124,7 +124,7 @@ fn check_no_call_cycle(
                         1 => {
                             return err(format!(
                                 "computation {} calls itself through computation {}",
-                                data.comps[callee].shell.name, data.comps[c].shell.name
+                                data.comps[callee].name, data.comps[c].name
                             ))
                         }
                         _ => {}

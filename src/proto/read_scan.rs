@@ -20,12 +20,13 @@ pub(super) struct CompData<'a> {
     pub(super) instrs: Vec<&'a [u8]>,
 }
 
-/// Where a computation is in the input, and its fields but the
-/// instructions (read again, in [`CompData`], when it is converted).
+/// Where a computation is in the input, and what the module needs of it
+/// before it is converted (the rest is read again, in [`CompData`]).
 pub(crate) struct CompHead {
     pub(super) at: usize,
     pub(super) len: usize,
-    pub(super) shell: HloComputationProto,
+    pub(super) id: i64,
+    pub(super) name: String,
 }
 
 /// The top of a module: every field but the computations, and where the
