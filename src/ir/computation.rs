@@ -32,6 +32,14 @@ enum ProtoInstrIds {
     Far(Box<[i64]>),
 }
 
+/// The instructions' proto order: most often the order they were read in
+/// (XLA writes post order), which needs no list.
+#[derive(Clone, Debug)]
+enum ProtoOrder {
+    AsRead(usize),
+    Listed(Box<[u32]>),
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Computation {
     pub name: Box<str>,
@@ -58,7 +66,7 @@ pub struct Computation {
     /// For a computation read from a binary proto: its instructions (as
     /// [`InstrId`] indices) in the proto's order, which the writer keeps
     /// while they still are all of them, operands first.
-    proto_instr_order: Option<Box<[u32]>>,
+    proto_instr_order: Option<ProtoOrder>,
     /// For a computation read from a binary proto whose stack frames were
     /// renumbered: each instruction's proto `stack_frame_id`, by
     /// [`InstrId`] index.
@@ -128,13 +136,11 @@ impl Computation {
     /// that order is still a valid one: every live instruction once,
     /// operands and control predecessors first.
     pub fn proto_instr_order(&self) -> Option<Vec<InstrId>> {
-        let order: Vec<InstrId> = self
-            .proto_instr_order
-            .as_ref()?
-            .iter()
-            .map(|&i| InstrId::new(i as usize))
-            .filter(|&i| self.is_live(i))
-            .collect();
+        let listed: Vec<InstrId> = match self.proto_instr_order.as_ref()? {
+            ProtoOrder::AsRead(n) => (0..*n).map(InstrId::new).collect(),
+            ProtoOrder::Listed(order) => order.iter().map(|&i| InstrId::new(i as usize)).collect(),
+        };
+        let order: Vec<InstrId> = listed.into_iter().filter(|&i| self.is_live(i)).collect();
         if order.len() != self.instruction_count() {
             return None;
         }
@@ -243,7 +249,12 @@ impl Computation {
 
     /// Sets the proto order of the instructions ([`InstrId`] indices).
     pub fn set_proto_instr_order(&mut self, order: Box<[u32]>) {
-        self.proto_instr_order = Some(order);
+        let as_read = order.iter().enumerate().all(|(k, &i)| i as usize == k);
+        self.proto_instr_order = Some(if as_read {
+            ProtoOrder::AsRead(order.len())
+        } else {
+            ProtoOrder::Listed(order)
+        });
     }
 
     pub fn root(&self) -> InstrId {
