@@ -9,6 +9,12 @@
 //!   order and their instructions in id order, each frame's chain added root
 //!   first ([`ReadOptions::renumber_stack_frames`]).
 //!
+//! The input is a [`Source`]: memory, or a file read by byte range, so
+//! that a file is never held whole. The module's own fields are walked key
+//! by key and the computations' places noted (`split_module`); then, on
+//! all cores, each computation's bytes are read and split for its id, name
+//! and stack frames (`read_heads`), and read and split again to convert it.
+//!
 //! The reader streams. Per computation, pass 1 scans each encoded
 //! instruction for its id, name, edges, stack frame and the bytes of its
 //! shape (shapes are interned by those bytes); pass 2, in print order,
@@ -84,14 +90,15 @@ fn in_computation(e: ProtoError, i: usize, name: &str, bytes: &[u8], at: usize) 
 }
 
 /// Each computation's fields but the instructions, and (if asked for) the
-/// stack frame ids of its instructions: read in parallel, the faults
-/// reported as a sequential read would, splitting before frames.
+/// stack frame ids of its instructions: read in parallel; a fault in
+/// splitting is reported first, as a sequential read would, and a fault
+/// in the frames when they are numbered.
 fn read_heads<S: Source + ?Sized>(
     src: &S,
     data: &mut ModuleData,
     with_frames: bool,
     parallel: bool,
-) -> Result<Vec<Vec<i32>>, ProtoError> {
+) -> Result<Vec<Result<Vec<i32>, ProtoError>>, ProtoError> {
     let results = par_map(&data.comp_at, parallel, Vec::new, |buf, i, &(at, len)| {
         let bytes = src.read(at, len, buf)?;
         let mut c = split_computation(bytes).map_err(|e| {
@@ -118,7 +125,7 @@ fn read_heads<S: Source + ?Sized>(
         data.comps.push(head);
         frames.push(f);
     }
-    frames.into_iter().collect()
+    Ok(frames)
 }
 
 fn read<S: Source + ?Sized>(
@@ -149,8 +156,12 @@ fn read<S: Source + ?Sized>(
             shell.entry_computation_id
         ))
     })?;
-    for id in frame_ids.into_iter().flatten() {
-        frames.map(id)?;
+    // XLA numbers the stack frames walking the computations in proto
+    // order and their instructions in id order.
+    for ids in frame_ids {
+        for id in ids? {
+            frames.map(id)?;
+        }
     }
     let mut converted = convert_computations(src, data, &comp_ids, &comp_refs, &frames, parallel)?;
     let folded = if converted.any_async_start {
@@ -227,7 +238,8 @@ fn convert_computations<S: Source + ?Sized>(
         |(r, buf), i, head| {
             let bytes = src.read(head.at, head.len, buf)?;
             let at = |e| in_computation(e, i, &head.name, bytes, head.at);
-            // Split again: the bytes may have been read again.
+            // Split again: `read_heads` kept nothing that points into the
+            // bytes, which it may have read into a buffer now reused.
             let c = split_computation(bytes).map_err(at)?;
             r.computation(&c, scheduled).map_err(at)
         },

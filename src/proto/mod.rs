@@ -5,7 +5,8 @@
 //!   with `prost`; fields this crate does not model are kept as raw bytes
 //!   and written back ([`messages::Ext`]);
 //! - [`from_proto`]: proto -> IR, printing exactly what XLA prints for it;
-//!   the module there, and by concern in `read_*`: splitting and pass 1
+//!   the module there, and by concern in `read_*`: where the bytes come
+//!   from (`read_source`: memory or a file), splitting and pass 1
 //!   (`read_scan`), computations, instructions, op families' attributes
 //!   (`read_op_attrs`), metadata, stack frames, header, async sugar, XLA's
 //!   orders, shapes, literals; wire-level decoding in `wire`;
