@@ -5,8 +5,8 @@ use super::err;
 use super::messages::*;
 use super::read_source::Source;
 use super::wire::{
-    decode_key, fields, merge_into, repeated_i64, skip_field, take_delimited, varint,
-    wrong_wire_type,
+    decode_key, decode_varint, fields, merge_into, repeated_i64, skip_field, take_delimited,
+    varint, wrong_wire_type,
 };
 use super::ProtoError;
 use crate::util::FxMap;
@@ -218,26 +218,110 @@ impl<'a> Scan<'a> {
     /// than [`Scan::at`]: the other fields are skipped unread, so a fault
     /// in them is left for pass 1 to report.
     pub(super) fn id_and_frame(k: usize, bytes: &[u8]) -> Result<(i64, i32), ProtoError> {
-        const WHAT: &str = "HloInstructionProto";
-        let (mut id, mut frame) = (0, 0);
-        fields(bytes, WHAT, |tag, wt, buf| {
-            match (tag, wt) {
-                (7, WireType::LengthDelimited) => {
-                    metadata_frame(take_delimited(buf, WHAT)?, &mut frame)?
-                }
-                (35, WireType::Varint) => id = varint(buf, WHAT)? as i64,
-                (7 | 35, _) => return wrong_wire_type(WHAT, tag, wt),
-                _ => skip_field(tag, wt, buf)?,
-            }
-            Ok(())
-        })
-        .map_err(|e| e.in_path(&format!("instructions[{k}]"), bytes))?;
-        Ok((id, frame))
+        // Something the quick walk does not take: the full walk, for the
+        // error it gives (or the rare field it reads right).
+        quick_id_and_frame(bytes).map_or_else(
+            || {
+                full_id_and_frame(bytes)
+                    .map_err(|e| e.in_path(&format!("instructions[{k}]"), bytes))
+            },
+            Ok,
+        )
     }
 
     pub(super) fn name(&self) -> std::borrow::Cow<'_, str> {
         String::from_utf8_lossy(self.name)
     }
+}
+
+fn full_id_and_frame(bytes: &[u8]) -> Result<(i64, i32), ProtoError> {
+    const WHAT: &str = "HloInstructionProto";
+    let (mut id, mut frame) = (0, 0);
+    fields(bytes, WHAT, |tag, wt, buf| {
+        match (tag, wt) {
+            (7, WireType::LengthDelimited) => {
+                metadata_frame(take_delimited(buf, WHAT)?, &mut frame)?
+            }
+            (35, WireType::Varint) => id = varint(buf, WHAT)? as i64,
+            (7 | 35, _) => return wrong_wire_type(WHAT, tag, wt),
+            _ => skip_field(tag, wt, buf)?,
+        }
+        Ok(())
+    })?;
+    Ok((id, frame))
+}
+
+/// [`Scan::id_and_frame`] over well-formed bytes, walked without closures
+/// or errors (this pre-pass sees every instruction): `None` at anything
+/// unusual (a key past two bytes, a group, a wrong wire type, a length or
+/// value past the end), which the full walk then reads.
+fn quick_id_and_frame(mut b: &[u8]) -> Option<(i64, i32)> {
+    let (mut id, mut frame) = (0, 0);
+    while !b.is_empty() {
+        let key = quick_key(&mut b)?;
+        match key {
+            // Field 7 (metadata), length-delimited.
+            0x3a => quick_metadata_frame(quick_delimited(&mut b)?, &mut frame)?,
+            // Field 35 (id), varint.
+            0x118 => id = decode_varint(&mut b).ok()? as i64,
+            _ if key >> 3 == 7 || key >> 3 == 35 => return None,
+            _ => quick_skip(key, &mut b)?,
+        }
+    }
+    Some((id, frame))
+}
+
+/// [`metadata_frame`] the quick way (field 15, varint).
+fn quick_metadata_frame(mut b: &[u8], frame: &mut i32) -> Option<()> {
+    while !b.is_empty() {
+        let key = quick_key(&mut b)?;
+        match key {
+            0x78 => *frame = decode_varint(&mut b).ok()? as i32,
+            _ if key >> 3 == 15 => return None,
+            _ => quick_skip(key, &mut b)?,
+        }
+    }
+    Some(())
+}
+
+/// A key of one or two bytes with a field number (not 0).
+#[inline(always)]
+fn quick_key(b: &mut &[u8]) -> Option<u32> {
+    let key = match **b {
+        [k, ..] if k < 0x80 => {
+            *b = &b[1..];
+            u32::from(k)
+        }
+        [k0, k1, ..] if k1 < 0x80 => {
+            *b = &b[2..];
+            u32::from(k0 & 0x7f) | u32::from(k1) << 7
+        }
+        _ => return None,
+    };
+    (key >> 3 != 0).then_some(key)
+}
+
+#[inline(always)]
+fn quick_delimited<'a>(b: &mut &'a [u8]) -> Option<&'a [u8]> {
+    let len = usize::try_from(decode_varint(b).ok()?).ok()?;
+    let value = b.get(..len)?;
+    *b = &b[len..];
+    Some(value)
+}
+
+/// Skips a value of wire type varint, fixed 64, length-delimited or fixed
+/// 32 (as [`skip_field`] does).
+#[inline(always)]
+fn quick_skip(key: u32, b: &mut &[u8]) -> Option<()> {
+    let len = match key & 7 {
+        0 => b.iter().take(10).position(|x| x & 0x80 == 0)? + 1,
+        1 => 8,
+        2 => return quick_delimited(b).map(|_| ()),
+        5 => 4,
+        _ => return None,
+    };
+    *b = b.get(len..)?;
+    Some(())
 }
 
 /// The stack frame id in an encoded `OpMetadata`, if it has one (the
@@ -312,5 +396,56 @@ impl IdIndex {
             Some(&l) if l != u32::MAX => Some(l as usize),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    /// The quick walk reads what the full walk reads, or leaves the bytes
+    /// to it: on instructions as XLA writes them, and on those bytes cut
+    /// and changed anywhere.
+    #[test]
+    fn the_quick_id_and_frame_agrees_with_the_full_walk() {
+        let mut good = Vec::new();
+        for (id, frame) in [(0i64, 0i32), (1 << 32 | 7, 3), (5, 0), (-1, i32::MAX)] {
+            let mut meta = OpMetadata::default();
+            meta.op_name = "jit(f)/add".into();
+            meta.stack_frame_id = frame;
+            let mut m = HloInstructionProto::default();
+            m.name = "add.3".into();
+            m.opcode = "add".into();
+            m.id = id;
+            m.operand_ids = vec![1, 2];
+            m.metadata = Some(meta);
+            let bytes = m.encode_to_vec();
+            assert_eq!(quick_id_and_frame(&bytes), Some((id, frame)));
+            good.push(bytes);
+        }
+        let mut seed = 1u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let mut quick = 0;
+        for _ in 0..20_000 {
+            let mut b = good[next() % good.len()].clone();
+            match next() % 3 {
+                0 => b.truncate(next() % (b.len() + 1)),
+                _ => {
+                    let i = next() % b.len();
+                    b[i] = next() as u8;
+                }
+            }
+            if let Some(found) = quick_id_and_frame(&b) {
+                quick += 1;
+                assert_eq!(full_id_and_frame(&b).ok(), Some(found), "{b:?}");
+            }
+        }
+        assert!(quick > 1000, "the quick walk took {quick} of 20000");
     }
 }
