@@ -209,9 +209,46 @@ impl<'a> Scan<'a> {
         Ok(s)
     }
 
-    /// Pass 1 over the `k`-th instruction of a computation.
+    /// Pass 1 over the `k`-th instruction of a computation: the quick walk,
+    /// or the full one for what it does not take (and the error).
     pub(super) fn at(k: usize, bytes: &'a [u8]) -> Result<Scan<'a>, ProtoError> {
-        Scan::new(bytes).map_err(|e| e.in_path(&format!("instructions[{k}]"), bytes))
+        Scan::quick(bytes).map_or_else(
+            || Scan::new(bytes).map_err(|e| e.in_path(&format!("instructions[{k}]"), bytes)),
+            Ok,
+        )
+    }
+
+    /// [`Scan::new`] over well-formed bytes, as [`quick_id_and_frame`]
+    /// walks them; `None` at anything unusual.
+    fn quick(mut b: &'a [u8]) -> Option<Scan<'a>> {
+        let mut s = Scan {
+            id: 0,
+            name: &[],
+            shape: None,
+            shape_fields: 0,
+            operands: SmallVec::new(),
+            control: SmallVec::new(),
+            called: SmallVec::new(),
+            stack_frame_id: 0,
+        };
+        while !b.is_empty() {
+            let key = quick_key(&mut b)?;
+            match key {
+                0x0a => s.name = quick_delimited(&mut b)?,
+                0x1a => {
+                    s.shape = Some(quick_delimited(&mut b)?);
+                    s.shape_fields += 1;
+                }
+                0x3a => quick_metadata_frame(quick_delimited(&mut b)?, &mut s.stack_frame_id)?,
+                0x118 => s.id = decode_varint(&mut b).ok()? as i64,
+                0x120..=0x127 => quick_repeated_i64(&mut s.operands, key, &mut b)?,
+                0x128..=0x12f => quick_repeated_i64(&mut s.control, key, &mut b)?,
+                0x130..=0x137 => quick_repeated_i64(&mut s.called, key, &mut b)?,
+                _ if matches!(key >> 3, 1 | 3 | 7 | 35) => return None,
+                _ => quick_skip(key, &mut b)?,
+            }
+        }
+        Some(s)
     }
 
     /// The `k`-th instruction's id and stack frame id only, at less cost
@@ -280,6 +317,26 @@ fn quick_metadata_frame(mut b: &[u8], frame: &mut i32) -> Option<()> {
             _ if key >> 3 == 15 => return None,
             _ => quick_skip(key, &mut b)?,
         }
+    }
+    Some(())
+}
+
+/// [`repeated_i64`] the quick way: one varint, or a packed list.
+#[inline(always)]
+fn quick_repeated_i64<A: smallvec::Array<Item = i64>>(
+    out: &mut SmallVec<A>,
+    key: u32,
+    b: &mut &[u8],
+) -> Option<()> {
+    match key & 7 {
+        0 => out.push(decode_varint(b).ok()? as i64),
+        2 => {
+            let mut packed = quick_delimited(b)?;
+            while !packed.is_empty() {
+                out.push(decode_varint(&mut packed).ok()? as i64);
+            }
+        }
+        _ => return None,
     }
     Some(())
 }
@@ -404,11 +461,11 @@ mod tests {
     use super::*;
     use prost::Message;
 
-    /// The quick walk reads what the full walk reads, or leaves the bytes
-    /// to it: on instructions as XLA writes them, and on those bytes cut
+    /// The quick walks read what the full walks read, or leave the bytes
+    /// to them: on instructions as XLA writes them, and on those bytes cut
     /// and changed anywhere.
     #[test]
-    fn the_quick_id_and_frame_agrees_with_the_full_walk() {
+    fn the_quick_walks_agree_with_the_full_ones() {
         let mut good = Vec::new();
         for (id, frame) in [(0i64, 0i32), (1 << 32 | 7, 3), (5, 0), (-1, i32::MAX)] {
             let mut meta = OpMetadata::default();
@@ -419,6 +476,12 @@ mod tests {
             m.opcode = "add".into();
             m.id = id;
             m.operand_ids = vec![1, 2];
+            m.control_predecessor_ids = vec![4];
+            let mut shape = ShapeProto::default();
+            shape.element_type = 11;
+            shape.dimensions = vec![4, 128];
+            m.shape = Some(shape);
+            m.called_computation_ids = vec![id, 9];
             m.metadata = Some(meta);
             let bytes = m.encode_to_vec();
             assert_eq!(quick_id_and_frame(&bytes), Some((id, frame)));
@@ -444,6 +507,22 @@ mod tests {
             if let Some(found) = quick_id_and_frame(&b) {
                 quick += 1;
                 assert_eq!(full_id_and_frame(&b).ok(), Some(found), "{b:?}");
+            }
+            if let Some(q) = Scan::quick(&b) {
+                let f = Scan::new(&b).unwrap_or_else(|e| panic!("{e}: {b:?}"));
+                let fields = |s: &Scan<'_>| {
+                    (
+                        s.id,
+                        s.name.to_vec(),
+                        s.shape.map(<[u8]>::to_vec),
+                        s.shape_fields,
+                        s.operands.to_vec(),
+                        s.control.to_vec(),
+                        s.called.to_vec(),
+                        s.stack_frame_id,
+                    )
+                };
+                assert_eq!(fields(&q), fields(&f), "{b:?}");
             }
         }
         assert!(quick > 1000, "the quick walk took {quick} of 20000");
