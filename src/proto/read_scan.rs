@@ -465,6 +465,9 @@ mod tests {
     /// to them: on instructions as XLA writes them, and on those bytes cut
     /// and changed anywhere.
     #[test]
+    // The messages are `Ext` wrappers: their fields are set through
+    // `DerefMut`, not in a struct literal.
+    #[allow(clippy::field_reassign_with_default)]
     fn the_quick_walks_agree_with_the_full_ones() {
         let mut good = Vec::new();
         for (id, frame) in [(0i64, 0i32), (1 << 32 | 7, 3), (5, 0), (-1, i32::MAX)] {
