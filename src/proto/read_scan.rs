@@ -175,9 +175,8 @@ pub(super) struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    pub(super) fn new(bytes: &'a [u8]) -> Result<Scan<'a>, ProtoError> {
-        const WHAT: &str = "HloInstructionProto";
-        let mut s = Scan {
+    fn empty() -> Scan<'a> {
+        Scan {
             id: 0,
             name: &[],
             shape: None,
@@ -186,7 +185,12 @@ impl<'a> Scan<'a> {
             control: SmallVec::new(),
             called: SmallVec::new(),
             stack_frame_id: 0,
-        };
+        }
+    }
+
+    pub(super) fn new(bytes: &'a [u8]) -> Result<Scan<'a>, ProtoError> {
+        const WHAT: &str = "HloInstructionProto";
+        let mut s = Scan::empty();
         fields(bytes, WHAT, |tag, wt, buf| {
             match (tag, wt) {
                 (1, WireType::LengthDelimited) => s.name = take_delimited(buf, WHAT)?,
@@ -221,16 +225,7 @@ impl<'a> Scan<'a> {
     /// [`Scan::new`] over well-formed bytes, as [`quick_id_and_frame`]
     /// walks them; `None` at anything unusual.
     fn quick(mut b: &'a [u8]) -> Option<Scan<'a>> {
-        let mut s = Scan {
-            id: 0,
-            name: &[],
-            shape: None,
-            shape_fields: 0,
-            operands: SmallVec::new(),
-            control: SmallVec::new(),
-            called: SmallVec::new(),
-            stack_frame_id: 0,
-        };
+        let mut s = Scan::empty();
         while !b.is_empty() {
             let key = quick_key(&mut b)?;
             match key {
