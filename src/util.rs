@@ -116,6 +116,14 @@ pub fn runs_by_weight<T>(items: &[T], limit: usize, weight: impl Fn(&T) -> usize
     runs
 }
 
+/// The cores this process may run on (its CPU affinity and cgroup quota),
+/// read once: the standard library reads three files on every call, and
+/// a large module asks once per batch.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `f` over `items` on the machine's cores (each thread with its own
 /// `init()` state), results in the items' order.
 pub fn par_map<T: Sync, R: Send, W>(
@@ -125,10 +133,7 @@ pub fn par_map<T: Sync, R: Send, W>(
     f: impl Fn(&mut W, usize, &T) -> R + Sync,
 ) -> Vec<R> {
     let threads = if parallel {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(items.len())
-            .min(16)
+        cores().min(items.len()).min(16)
     } else {
         1
     };

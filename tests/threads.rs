@@ -29,8 +29,17 @@ fn modules() -> Vec<PathBuf> {
     out
 }
 
-/// The round trip's output and exit status, on one CPU or on all.
-fn round_trip(input: &Path, output: &Path, one_cpu: bool) -> (bool, Vec<u8>) {
+/// One run of the round trip: its exit status, what it printed on
+/// standard error, and its output.
+struct Run {
+    ok: bool,
+    status: std::process::ExitStatus,
+    stderr: String,
+    output: Vec<u8>,
+}
+
+/// The round trip, on one CPU or on all.
+fn round_trip(input: &Path, output: &Path, one_cpu: bool) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_hlo-opt"));
     cmd.arg("--passes").arg("").arg(input).arg("-o").arg(output);
     if one_cpu {
@@ -48,8 +57,13 @@ fn round_trip(input: &Path, output: &Path, one_cpu: bool) -> (bool, Vec<u8>) {
             });
         }
     }
-    let status = cmd.output().unwrap().status;
-    (status.success(), std::fs::read(output).unwrap_or_default())
+    let run = cmd.output().unwrap();
+    Run {
+        ok: run.status.success(),
+        status: run.status,
+        stderr: String::from_utf8_lossy(&run.stderr).into_owned(),
+        output: std::fs::read(output).unwrap_or_default(),
+    }
 }
 
 #[test]
@@ -67,25 +81,32 @@ fn round_trips_are_the_same_on_one_cpu_and_on_all() {
     .unwrap();
     std::fs::write(&big, text).unwrap();
     let big_pb = dir.path().join("gpt48_train_f32.opt.pb");
-    assert!(round_trip(&big, &big_pb, false).0);
+    let to_pb = round_trip(&big, &big_pb, false);
+    assert!(to_pb.ok, "{}: {}", to_pb.status, to_pb.stderr);
     inputs.extend([big, big_pb]);
     let mut compared = 0;
     for input in &inputs {
         for ext in ["hlo", "pb"] {
             let one = round_trip(input, &dir.path().join(format!("one.{ext}")), true);
             let all = round_trip(input, &dir.path().join(format!("all.{ext}")), false);
+            // The runs' own words, so that a failure says what happened.
             assert_eq!(
-                one.0,
-                all.0,
-                "{}: the exit status depends on the threads",
-                input.display()
+                one.ok,
+                all.ok,
+                "{} -> .{ext}: the exit status depends on the threads\n\
+                 one CPU: {}, {}\nall: {}, {}",
+                input.display(),
+                one.status,
+                one.stderr,
+                all.status,
+                all.stderr
             );
             assert!(
-                one.1 == all.1,
+                one.output == all.output,
                 "{} -> .{ext}: the output depends on the threads",
                 input.display()
             );
-            compared += usize::from(one.0);
+            compared += usize::from(one.ok);
         }
     }
     assert!(compared > 500, "only {compared} round trips succeeded");

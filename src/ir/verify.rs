@@ -103,8 +103,7 @@ const INSTRUCTIONS_PER_THREAD: usize = 50_000;
 /// first fault, with its message, whatever the number of threads.
 fn instructions_hold(module: &Module, checked: &[(CompId, &Computation)]) -> bool {
     let total: usize = checked.iter().map(|(_, c)| c.instruction_count()).sum();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
+    let threads = crate::util::cores()
         .min(total / INSTRUCTIONS_PER_THREAD)
         .clamp(1, 16);
     // Contiguous runs of about equal instruction counts.

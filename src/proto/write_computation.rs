@@ -9,8 +9,7 @@ use super::messages::*;
 use super::to_proto::Writer;
 use super::write_async::Wrapped;
 use super::write_ids::{InstrIds, ModuleInstrIds};
-use super::write_shape::shape_to_proto;
-use super::write_sink::{CompEncoder, CompSink};
+use super::write_sink::{CompEncoder, CompSink, ProgramShape};
 use super::ProtoError;
 use crate::ir::{CompId, Computation, InstrId, Opcode};
 use crate::util::{par_map, runs_by_weight, FxSet};
@@ -63,20 +62,31 @@ impl Writer<'_> {
     {
         let jobs = self.jobs(ids, frame_ids)?;
         let parallel = self.module.instruction_count() >= PARALLEL_WRITE;
-        let mut schedule = HloScheduleProto::default();
-        for batch in runs_by_weight(&jobs, WRITE_BATCH, Job::instruction_count) {
-            let encoded = par_map(batch, parallel, Default::default, |state, _, job| {
+        let encode = |batch: &[Job]| {
+            par_map(batch, parallel, Default::default, |state, _, job| {
                 let (enc, ip): &mut (S::Encoder, HloInstructionProto) = state;
                 self.encode_job(enc, ip, job)
+            })
+        };
+        let mut schedule = HloScheduleProto::default();
+        let mut batches = runs_by_weight(&jobs, WRITE_BATCH, Job::instruction_count).into_iter();
+        let Some(first) = batches.next() else {
+            return Ok(schedule);
+        };
+        let mut encoded = encode(first);
+        // The next batch is encoded while this one is handed over (the
+        // sink's writes would otherwise leave the cores idle).
+        for batch in batches {
+            let (next, handed) = std::thread::scope(|s| {
+                let next = s.spawn(|| encode(batch));
+                let handed = hand_over(sink, &mut schedule, encoded);
+                let next = next.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                (next, handed)
             });
-            for piece in encoded {
-                let (piece, sequence) = piece?;
-                if let Some((id, seq)) = sequence {
-                    schedule.sequences.insert(id, seq);
-                }
-                sink.computation(piece)?;
-            }
+            handed?;
+            encoded = next;
         }
+        hand_over(sink, &mut schedule, encoded)?;
         Ok(schedule)
     }
 
@@ -161,17 +171,15 @@ impl Writer<'_> {
         enc.begin(&cp.name);
         for (k, &i) in ids.order.iter().enumerate() {
             self.instruction_in(&w.comp, i, ids, ip)?;
-            set_frame(ip, frames.and_then(|f| f.get(k)));
-            enc.instruction(ip, w.comp.instr(i));
+            enc.instruction(ip, w.comp.instr(i), frame(frames, k));
         }
         let root = w.comp.root();
         cp.root_id = ids.ids[&root];
-        cp.program_shape = Some(program_shape(&w.comp, root));
         if let Some(t) = &w.thread {
             cp.execution_thread = t.clone();
         }
         let seq = self.scheduled().then(|| (w.id, sequence(&ids.order, ids)));
-        Ok((enc.end(cp), seq))
+        Ok((enc.end(cp, program_shape(&w.comp, root)), seq))
     }
 
     fn write_computation<E: CompEncoder>(
@@ -197,14 +205,12 @@ impl Writer<'_> {
                     ip.called_computation_ids = vec![self.wrapped[w].id];
                 }
             }
-            set_frame(ip, frames.and_then(|f| f.get(k)));
-            enc.instruction(ip, comp.instr(i));
+            enc.instruction(ip, comp.instr(i), frame(frames, k));
         }
         let root = comp
             .root_opt()
             .ok_or_else(|| ProtoError::new(format!("{} has no root", comp.name)))?;
         cp.root_id = ids.ids[&root];
-        cp.program_shape = Some(program_shape(comp, root));
         cp.is_fusion_computation = is_fusion;
         if let Some(t) = &comp.execution_thread {
             cp.execution_thread = t.to_string();
@@ -212,8 +218,25 @@ impl Writer<'_> {
         // The schedule, which may differ from the proto's own order of a
         // module read from one.
         let seq = (self.scheduled() && !is_fusion).then(|| (cid, sequence(&comp.schedule(), ids)));
-        Ok((enc.end(cp), seq))
+        Ok((enc.end(cp, program_shape(comp, root)), seq))
     }
+}
+
+/// Hands a batch's computations to `sink` in order, their sequences to
+/// `schedule`; stops at the first failure.
+fn hand_over<S: CompSink>(
+    sink: &mut S,
+    schedule: &mut HloScheduleProto,
+    encoded: Vec<Result<Encoded<S::Piece>, ProtoError>>,
+) -> Result<(), ProtoError> {
+    for piece in encoded {
+        let (piece, sequence) = piece?;
+        if let Some((id, seq)) = sequence {
+            schedule.sequences.insert(id, seq);
+        }
+        sink.computation(piece)?;
+    }
+    Ok(())
 }
 
 fn sequence(order: &[InstrId], ids: &InstrIds) -> InstructionSequence {
@@ -222,21 +245,19 @@ fn sequence(order: &[InstrId], ids: &InstrIds) -> InstructionSequence {
     seq
 }
 
-/// Sets an instruction's stack frame id to the proto's own, if kept.
-fn set_frame(ip: &mut HloInstructionProto, frame: Option<&i32>) {
-    if let (Some(&id), Some(md)) = (frame, &mut ip.metadata) {
-        md.stack_frame_id = id;
-    }
+/// The `k`-th instruction's stack frame id in the proto, if kept.
+fn frame(frames: Option<&[i32]>, k: usize) -> Option<i32> {
+    frames.and_then(|f| f.get(k)).copied()
 }
 
 /// A computation's parameters (with their names) and result.
-fn program_shape(comp: &Computation, root: InstrId) -> ProgramShapeProto {
-    let mut ps = ProgramShapeProto::default();
-    for pid in comp.parameters() {
-        let pi = comp.instr(pid);
-        ps.parameters.push(shape_to_proto(&pi.shape));
-        ps.parameter_names.push(pi.name.to_string());
+fn program_shape(comp: &Computation, root: InstrId) -> ProgramShape<'_> {
+    ProgramShape {
+        parameters: comp
+            .parameters()
+            .into_iter()
+            .map(|p| comp.instr(p))
+            .collect(),
+        result: &comp.instr(root).shape,
     }
-    ps.result = Some(shape_to_proto(&comp.instr(root).shape));
-    ps
 }

@@ -2,8 +2,8 @@
 //! where, with the ids of the proto the module was read from where they
 //! are still unique, and fresh ones else.
 
-use super::messages::HloInstructionProto;
 use super::to_proto::Writer;
+use super::write_sink::metadata_attr;
 use super::ProtoError;
 use crate::ir::{CompId, Computation, InstrId, ProtoFrames};
 use crate::util::{FxMap, FxSet};
@@ -207,10 +207,8 @@ impl Writer<'_> {
         reverse: &FxMap<i64, i32>,
     ) -> Result<Option<Vec<i32>>, ProtoError> {
         let mut comp_frames = Vec::with_capacity(ids.order.len());
-        let mut ip = HloInstructionProto::default();
         for &i in &ids.order {
-            self.instruction_in(comp, i, ids, &mut ip)?;
-            let printed = ip.metadata.as_ref().map_or(0, |md| md.stack_frame_id);
+            let printed = metadata_attr(comp.instr(i)).map_or(0, |md| md.stack_frame_id);
             let orig = comp.proto_frame_id(i).filter(|&o| {
                 usize::try_from(o - 1)
                     .ok()

@@ -13,7 +13,7 @@ use super::to_proto::Writer;
 use super::write_attrs::attr_to_proto;
 use super::write_ids::{InstrIds, LocalIds};
 use super::write_literal::literal_to_proto;
-use super::write_shape::{shape_into_proto, shape_to_proto};
+use super::write_shape::shape_to_proto;
 use super::ProtoError;
 use crate::ir::instruction::{AttrValue, ComparisonType};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Opcode, Payload};
@@ -36,9 +36,9 @@ impl Writer<'_> {
             .map_err(|e| e.context(format!("{}: {}", comp.name, comp.instr(i).name)))
     }
 
-    /// An instruction's proto, into `p` (cleared first: one message is
-    /// reused for every instruction, its buffers kept); `local` has the ids
-    /// of the computation's instructions.
+    /// An instruction's proto but its shape and metadata, into `p`
+    /// (cleared first: one message is reused for every instruction);
+    /// `local` has the ids of the computation's instructions.
     fn instruction(
         &self,
         comp: &Computation,
@@ -78,6 +78,8 @@ impl Writer<'_> {
                 continue;
             }
             match (key, &a.value) {
+                // The encoder writes it, as it does the shape.
+                ("metadata", AttrValue::Metadata(_)) => {}
                 ("control-predecessors", _) => {}
                 ("dimensions", AttrValue::Ints(v)) => set_list(&mut p.dimensions, v),
                 ("index", AttrValue::Int(v)) => p.tuple_index = *v,
@@ -111,8 +113,8 @@ impl Writer<'_> {
     }
 }
 
-/// The fields every instruction has: names, shape, ids, payload, and the
-/// empty messages XLA writes.
+/// The fields every instruction has: names, ids, payload, and the empty
+/// messages XLA writes (its shape and metadata are the encoder's).
 fn own_fields(
     comp: &Computation,
     instr_id: InstrId,
@@ -121,23 +123,16 @@ fn own_fields(
 ) -> Result<(), ProtoError> {
     let id = local[&instr_id];
     let instr = comp.instr(instr_id);
-    // The shape's and metadata's buffers outlive the clearing.
-    let mut shape = p.shape.take().unwrap_or_default();
-    let mut metadata = p.metadata.take().unwrap_or_default();
     p.clear();
     // Fields of a newer XLA it was read with, as they came.
     p.unknown.extend_from_slice(comp.proto_unknown(instr_id));
     p.name.push_str(&instr.name);
     p.opcode.push_str(instr.opcode.name());
-    shape_into_proto(&instr.shape, &mut shape);
-    p.shape = Some(shape);
     p.id = id;
     p.operand_ids
         .extend(instr.operands().iter().map(|o| local[o]));
     p.control_predecessor_ids
         .extend(instr.control_predecessors().iter().map(|o| local[o]));
-    metadata.clear();
-    p.metadata = Some(metadata);
     p.frontend_attributes = Some(FrontendAttributes::default());
     p.statistics_viz = Some(StatisticsViz::default());
     match &instr.payload {

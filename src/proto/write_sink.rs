@@ -3,13 +3,15 @@
 //! apart (on several threads for a large module) by a sink's
 //! [`CompEncoder`], and handed to the sink in writing order.
 
+use super::attrs::metadata_into;
 use super::messages::*;
+use super::write_shape::shape_to_proto;
 use super::ProtoError;
 use crate::ir::attrs::{OpMetadata as IrMetadata, Typed, Written};
 use crate::ir::instruction::AttrValue;
 use crate::ir::{Instruction, Shape};
 use crate::util::FxMap;
-use prost::encoding::{encode_key, encode_varint, message, string, WireType};
+use prost::encoding::{encode_key, encode_varint, encoded_len_varint, message, string, WireType};
 use prost::Message;
 use std::sync::Arc;
 
@@ -26,14 +28,68 @@ pub(super) trait CompSink {
 }
 
 /// Encodes one computation: its name, its instructions one by one, then
-/// its other fields.
+/// its other fields. The fields many instructions share (shape and
+/// metadata) and the program shape come from the IR: the encoder writes
+/// them, once per value where it can.
 pub(super) trait CompEncoder {
     type Piece;
     fn begin(&mut self, name: &str);
-    /// `ip` is `made_from`'s message; it is left as it came.
-    fn instruction(&mut self, ip: &mut HloInstructionProto, made_from: &Instruction);
-    /// The computation's other fields (its `instructions` empty).
-    fn end(&mut self, cp: HloComputationProto) -> Self::Piece;
+    /// `ip` is `made_from`'s message without its shape and metadata (left
+    /// as it came); `frame` is the stack frame id written where the
+    /// proto's own are kept.
+    fn instruction(
+        &mut self,
+        ip: &mut HloInstructionProto,
+        made_from: &Instruction,
+        frame: Option<i32>,
+    );
+    /// The computation's other fields (its `instructions` and
+    /// `program_shape` empty), and what its program shape is made of.
+    fn end(&mut self, cp: HloComputationProto, program: ProgramShape<'_>) -> Self::Piece;
+}
+
+/// A computation's program shape as the IR has it: its parameters in
+/// order (their shapes and names) and its root's shape.
+pub(super) struct ProgramShape<'a> {
+    pub(super) parameters: Vec<&'a Instruction>,
+    pub(super) result: &'a Arc<Shape>,
+}
+
+impl ProgramShape<'_> {
+    fn to_proto(&self) -> ProgramShapeProto {
+        let mut ps = ProgramShapeProto::default();
+        for p in &self.parameters {
+            ps.parameters.push(shape_to_proto(&p.shape));
+            ps.parameter_names.push(p.name.to_string());
+        }
+        ps.result = Some(shape_to_proto(self.result));
+        ps
+    }
+}
+
+/// An instruction's metadata attribute.
+pub(super) fn metadata_attr(instr: &Instruction) -> Option<&Typed<IrMetadata>> {
+    match instr.attr("metadata") {
+        Some(AttrValue::Metadata(m)) => Some(m),
+        _ => None,
+    }
+}
+
+/// The stack frame id an instruction's metadata is written with: the
+/// proto's own where kept, else its attribute's.
+fn frame_written(m: Option<&Typed<IrMetadata>>, frame: Option<i32>) -> i32 {
+    frame.unwrap_or_else(|| m.map_or(0, |m| m.stack_frame_id))
+}
+
+/// An instruction's metadata message: its attribute's, or the empty one
+/// XLA writes for none.
+fn metadata_proto(m: Option<&Typed<IrMetadata>>, frame_id: i32) -> OpMetadata {
+    let mut p = OpMetadata::default();
+    if let Some(m) = m {
+        metadata_into(m, &mut p);
+    }
+    p.stack_frame_id = frame_id;
+    p
 }
 
 /// Builds the whole message ([`module_to_proto`](super::to_proto::module_to_proto)).
@@ -66,12 +122,26 @@ impl CompEncoder for CollectComputation {
 
     fn begin(&mut self, _: &str) {}
 
-    fn instruction(&mut self, ip: &mut HloInstructionProto, _: &Instruction) {
-        self.instrs.push(ip.clone());
+    fn instruction(
+        &mut self,
+        ip: &mut HloInstructionProto,
+        made_from: &Instruction,
+        frame: Option<i32>,
+    ) {
+        let mut p = ip.clone();
+        p.shape = Some(shape_to_proto(&made_from.shape));
+        let m = metadata_attr(made_from);
+        p.metadata = Some(metadata_proto(m, frame_written(m, frame)));
+        self.instrs.push(p);
     }
 
-    fn end(&mut self, mut cp: HloComputationProto) -> HloComputationProto {
+    fn end(
+        &mut self,
+        mut cp: HloComputationProto,
+        program: ProgramShape<'_>,
+    ) -> HloComputationProto {
         cp.instructions = std::mem::take(&mut self.instrs);
+        cp.program_shape = Some(program.to_proto());
         cp
     }
 }
@@ -104,20 +174,20 @@ pub(super) struct EncodedComputation {
     /// The last computation's size: room to start the next one with.
     last_len: usize,
     fields: SharedFields,
-    /// One instruction's encoded fields.
-    scratch: Vec<u8>,
 }
 
-/// The encoded `shape` and `metadata` fields of the instructions, by the
+/// The encoded shapes and `metadata` fields of the instructions, by the
 /// shared value they were made from: a module has a few thousand distinct
 /// shapes and metadata over hundreds of thousands of instructions, and
 /// encoding them was most of encoding an instruction. Each entry holds its
 /// value, so that no other value can take its address while it is kept.
 #[derive(Default)]
 struct SharedFields {
+    /// A `ShapeProto`'s fields (no key or length: instructions and
+    /// program shapes give it different tags).
     shapes: FxMap<*const Shape, (Arc<Shape>, Vec<u8>)>,
-    /// By the metadata (null: none) and the stack frame id written
-    /// (renumbered apart).
+    /// The whole field, by the metadata (null: none) and the stack frame
+    /// id written (renumbered apart).
     metadata: FxMap<MetadataKey, (Option<Typed<IrMetadata>>, Vec<u8>)>,
 }
 
@@ -125,28 +195,57 @@ struct SharedFields {
 type MetadataKey = (*const Written<IrMetadata>, i32);
 
 impl SharedFields {
-    fn shape(&mut self, of: &Arc<Shape>, p: &ShapeProto) -> &[u8] {
+    fn shape(&mut self, of: &Arc<Shape>) -> &[u8] {
         &self
             .shapes
             .entry(Arc::as_ptr(of))
-            .or_insert_with(|| (Arc::clone(of), encoded_field(3, p)))
+            .or_insert_with(|| (Arc::clone(of), shape_to_proto(of).encode_to_vec()))
             .1
     }
 
-    fn metadata(&mut self, of: Option<&Typed<IrMetadata>>, p: &OpMetadata) -> &[u8] {
+    fn metadata(&mut self, of: Option<&Typed<IrMetadata>>, frame_id: i32) -> &[u8] {
         let at = of.map_or(std::ptr::null(), Arc::as_ptr);
         &self
             .metadata
-            .entry((at, p.stack_frame_id))
-            .or_insert_with(|| (of.cloned(), encoded_field(7, p)))
+            .entry((at, frame_id))
+            .or_insert_with(|| {
+                let mut field = Vec::new();
+                message::encode(7, &metadata_proto(of, frame_id), &mut field);
+                (of.cloned(), field)
+            })
             .1
     }
 }
 
-fn encoded_field(tag: u32, m: &impl Message) -> Vec<u8> {
-    let mut out = Vec::new();
-    message::encode(tag, m, &mut out);
-    out
+/// A length-delimited field of `bytes` (a message's fields, a string).
+fn bytes_field(tag: u32, bytes: &[u8], out: &mut Vec<u8>) {
+    encode_key(tag, WireType::LengthDelimited, out);
+    encode_varint(bytes.len() as u64, out);
+    out.extend_from_slice(bytes);
+}
+
+/// Bytes most length prefixes take: an instruction's or a program shape's
+/// fields are 128 to 16,383 bytes long.
+const LENGTH_ROOM: usize = 2;
+
+/// What `body` writes into `out`, behind its length: room for the length is
+/// left first and filled once it is known, and the body is moved only when
+/// its length takes other than [`LENGTH_ROOM`] bytes (asking a message for
+/// its length first would walk its fields twice).
+fn length_delimited(out: &mut Vec<u8>, body: impl FnOnce(&mut Vec<u8>)) {
+    let at = out.len();
+    out.extend_from_slice(&[0; LENGTH_ROOM]);
+    body(out);
+    let len = out.len() - at - LENGTH_ROOM;
+    let mut head = [0u8; 10];
+    encode_varint(len as u64, &mut &mut head[..]);
+    match head.get(..encoded_len_varint(len as u64)) {
+        Some(head) if head.len() == LENGTH_ROOM => out[at..at + LENGTH_ROOM].copy_from_slice(head),
+        Some(head) => {
+            out.splice(at..at + LENGTH_ROOM, head.iter().copied());
+        }
+        None => {}
+    }
 }
 
 /// An encoded computation: `bytes[start..]` are its field of the module.
@@ -191,26 +290,61 @@ impl CompEncoder for EncodedComputation {
         }
     }
 
-    fn instruction(&mut self, ip: &mut HloInstructionProto, made_from: &Instruction) {
-        let metadata_attr = match made_from.attr("metadata") {
-            None => Some(None),
-            Some(AttrValue::Metadata(m)) => Some(Some(m)),
-            Some(_) => None,
-        };
-        match (metadata_attr, ip.shape.take(), ip.metadata.take()) {
-            (Some(attr), Some(shape), Some(metadata)) => {
-                self.encode_sharing(ip, made_from, attr, shape, metadata)
+    fn instruction(
+        &mut self,
+        ip: &mut HloInstructionProto,
+        made_from: &Instruction,
+        frame: Option<i32>,
+    ) {
+        let m = metadata_attr(made_from);
+        let frame = frame_written(m, frame);
+        // Fields go in tag order: name (1), opcode (2), shape (3), metadata
+        // (7), then the rest, which the message without those four holds.
+        let name = std::mem::take(&mut ip.name);
+        let opcode = std::mem::take(&mut ip.opcode);
+        let Self { bytes, fields, .. } = self;
+        encode_key(2, WireType::LengthDelimited, bytes);
+        length_delimited(bytes, |body| {
+            for (tag, s) in [(1, &name), (2, &opcode)] {
+                if !s.is_empty() {
+                    string::encode(tag, s, body);
+                }
             }
-            (_, shape, metadata) => {
-                ip.shape = shape;
-                ip.metadata = metadata;
-                message::encode(2, ip, &mut self.bytes);
-            }
-        }
+            bytes_field(3, fields.shape(&made_from.shape), body);
+            body.extend_from_slice(fields.metadata(m, frame));
+            ip.encode_raw(body);
+        });
+        ip.name = name;
+        ip.opcode = opcode;
+        debug_assert!({
+            let mut whole = ip.clone();
+            whole.shape = Some(shape_to_proto(&made_from.shape));
+            whole.metadata = Some(metadata_proto(m, frame));
+            let mut alone = Vec::new();
+            message::encode(2, &whole, &mut alone);
+            self.bytes.ends_with(&alone)
+        });
     }
 
-    fn end(&mut self, mut cp: HloComputationProto) -> Piece {
+    fn end(&mut self, mut cp: HloComputationProto, program: ProgramShape<'_>) -> Piece {
         cp.name.clear();
+        // The program shape (4) goes before the fields `cp` holds (5 on).
+        let Self { bytes, fields, .. } = self;
+        encode_key(4, WireType::LengthDelimited, bytes);
+        length_delimited(bytes, |ps| {
+            for p in &program.parameters {
+                bytes_field(1, fields.shape(&p.shape), ps);
+            }
+            bytes_field(2, fields.shape(program.result), ps);
+            for p in &program.parameters {
+                bytes_field(3, p.name.as_bytes(), ps);
+            }
+        });
+        debug_assert!({
+            let mut alone = Vec::new();
+            message::encode(4, &program.to_proto(), &mut alone);
+            self.bytes.ends_with(&alone)
+        });
         cp.encode_raw(&mut self.bytes);
         let mut head = Vec::with_capacity(HEAD_ROOM);
         prost::encoding::encode_key(3, prost::encoding::WireType::LengthDelimited, &mut head);
@@ -224,47 +358,5 @@ impl CompEncoder for EncodedComputation {
             bytes: std::mem::take(&mut self.bytes),
             start,
         }
-    }
-}
-
-impl EncodedComputation {
-    /// `ip`, its shape and metadata taken out, with those fields from
-    /// [`SharedFields`].
-    fn encode_sharing(
-        &mut self,
-        ip: &mut HloInstructionProto,
-        made_from: &Instruction,
-        metadata_attr: Option<&Typed<IrMetadata>>,
-        shape: ShapeProto,
-        metadata: OpMetadata,
-    ) {
-        // Fields go in tag order: name (1), opcode (2), shape (3), metadata
-        // (7), then the rest, which the message without those four holds.
-        // Encoded apart first, as its length goes in front: asking the
-        // message for its length would walk its fields twice.
-        let name = std::mem::take(&mut ip.name);
-        let opcode = std::mem::take(&mut ip.opcode);
-        let body = &mut self.scratch;
-        body.clear();
-        for (tag, s) in [(1, &name), (2, &opcode)] {
-            if !s.is_empty() {
-                string::encode(tag, s, body);
-            }
-        }
-        body.extend_from_slice(self.fields.shape(&made_from.shape, &shape));
-        body.extend_from_slice(self.fields.metadata(metadata_attr, &metadata));
-        ip.encode_raw(body);
-        encode_key(2, WireType::LengthDelimited, &mut self.bytes);
-        encode_varint(body.len() as u64, &mut self.bytes);
-        self.bytes.extend_from_slice(body);
-        ip.name = name;
-        ip.opcode = opcode;
-        ip.shape = Some(shape);
-        ip.metadata = Some(metadata);
-        debug_assert!({
-            let mut alone = Vec::new();
-            message::encode(2, ip, &mut alone);
-            self.bytes.ends_with(&alone)
-        });
     }
 }

@@ -79,7 +79,7 @@ const GROUP_BYTES: usize = 2 << 20;
 /// large input, groups of windows on the machine's cores.
 fn parse_windows(input: impl Source, file: &str) -> Result<Module, ReadError> {
     let parallel = Parallel {
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+        threads: crate::util::cores().min(8),
         after: PARALLEL_AFTER,
         group: GROUP_BYTES,
     };
