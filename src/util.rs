@@ -176,9 +176,176 @@ pub fn par_map<T: Sync, R: Send, W>(
         .collect()
 }
 
+/// `f` over `items` on the machine's cores (each thread with its own
+/// `init()` state), each result handed to `sink` in the items' order as
+/// soon as it and those before it are done: the output streams while
+/// later items are mapped, and no thread waits for a batch to end. The
+/// results taken and not handed over yet weigh at most `ahead` (by
+/// `weight`; a single item may weigh more), which bounds the memory they
+/// hold. The first error of `sink` stops the work and is returned.
+pub fn par_for_each_in_order<T: Sync, R: Send, W, E>(
+    items: &[T],
+    parallel: bool,
+    ahead: usize,
+    weight: impl Fn(&T) -> usize + Sync,
+    init: impl Fn() -> W + Sync,
+    f: impl Fn(&mut W, &T) -> R + Sync,
+    mut sink: impl FnMut(R) -> Result<(), E>,
+) -> Result<(), E> {
+    let threads = if parallel {
+        cores().min(items.len()).min(16)
+    } else {
+        1
+    };
+    if threads <= 1 {
+        let mut w = init();
+        return items.iter().try_for_each(|x| sink(f(&mut w, x)));
+    }
+    let queue = OrderedQueue {
+        state: std::sync::Mutex::new(QueueState {
+            next: 0,
+            handed: 0,
+            weight_ahead: 0,
+            done: std::collections::VecDeque::new(),
+            stop: false,
+        }),
+        changed: std::sync::Condvar::new(),
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    // A panic stops the others and wakes the one handing
+                    // over, which would otherwise wait for its result.
+                    let _stop_on_panic = StopOnPanic(&queue);
+                    let mut w = init();
+                    while let Some(i) = queue.take(items, ahead, &weight) {
+                        let r = f(&mut w, &items[i]);
+                        queue.finish(i, r);
+                    }
+                })
+            })
+            .collect();
+        let mut result = Ok(());
+        for item in items {
+            let Some(r) = queue.next_result(weight(item)) else {
+                break;
+            };
+            if let Err(e) = sink(r) {
+                queue.stop();
+                result = Err(e);
+                break;
+            }
+        }
+        for h in handles {
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        }
+        result
+    })
+}
+
+/// The work of [`par_for_each_in_order`]: items are taken in order, so the
+/// next one to hand over is always taken (being mapped, or done).
+struct OrderedQueue<R> {
+    state: std::sync::Mutex<QueueState<R>>,
+    changed: std::sync::Condvar,
+}
+
+struct QueueState<R> {
+    /// The next item to take.
+    next: usize,
+    /// The next item to hand over.
+    handed: usize,
+    /// The weight of the items taken and not handed over.
+    weight_ahead: usize,
+    /// The results from `handed` on (`None`: still being mapped).
+    done: std::collections::VecDeque<Option<R>>,
+    /// A thread panicked or the sink failed: take nothing more.
+    stop: bool,
+}
+
+impl<R> OrderedQueue<R> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, QueueState<R>> {
+        // The state stays consistent: no code panics while holding it.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The next item to map, once there is room ahead; `None` when all are
+    /// taken or the work stopped.
+    fn take<T>(&self, items: &[T], ahead: usize, weight: impl Fn(&T) -> usize) -> Option<usize> {
+        let mut q = self.lock();
+        loop {
+            let item = items.get(q.next)?;
+            if q.stop {
+                return None;
+            }
+            let w = weight(item);
+            if q.weight_ahead == 0 || q.weight_ahead + w <= ahead {
+                let i = q.next;
+                q.next += 1;
+                q.weight_ahead += w;
+                q.done.push_back(None);
+                return Some(i);
+            }
+            q = self
+                .changed
+                .wait(q)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    fn finish(&self, i: usize, r: R) {
+        let mut q = self.lock();
+        let at = i - q.handed;
+        q.done[at] = Some(r);
+        if at == 0 {
+            self.changed.notify_all();
+        }
+    }
+
+    /// The next result in order, once done (`None` if the work stopped).
+    fn next_result(&self, weight: usize) -> Option<R> {
+        let mut q = self.lock();
+        loop {
+            if let Some(Some(_)) = q.done.front() {
+                let r = q.done.pop_front().flatten();
+                q.handed += 1;
+                q.weight_ahead -= weight;
+                self.changed.notify_all();
+                return r;
+            }
+            if q.stop {
+                return None;
+            }
+            q = self
+                .changed
+                .wait(q)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    fn stop(&self) {
+        self.lock().stop = true;
+        self.changed.notify_all();
+    }
+}
+
+struct StopOnPanic<'q, R>(&'q OrderedQueue<R>);
+
+impl<R> Drop for StopOnPanic<'_, R> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::runs_by_weight;
+    use super::{par_for_each_in_order, runs_by_weight};
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
     fn runs_close_once_their_weight_reaches_the_limit() {
@@ -191,5 +358,115 @@ mod tests {
         assert!(runs_by_weight(&[] as &[usize], 5, |&w| w).is_empty());
         // Weightless items form one run.
         assert_eq!(runs_by_weight(&[0, 0, 0], 1, |&w| w), vec![&[0, 0, 0][..]]);
+    }
+
+    /// Work that takes longer for some items, so that they finish out of
+    /// order.
+    fn uneven(i: &usize) -> usize {
+        let rounds = if i % 7 == 0 { 20_000 } else { 10 };
+        (0..rounds).fold(*i, |a, k| std::hint::black_box(a ^ k))
+    }
+
+    #[test]
+    fn results_are_handed_over_in_order() {
+        let items: Vec<usize> = (0..300).collect();
+        for ahead in [1, 5, 1_000] {
+            let mut seen = Vec::new();
+            let r: Result<(), ()> = par_for_each_in_order(
+                &items,
+                true,
+                ahead,
+                |_| 1,
+                || 0usize,
+                |calls, &i| {
+                    *calls += 1;
+                    std::hint::black_box(uneven(&i));
+                    i
+                },
+                |i| {
+                    seen.push(i);
+                    Ok(())
+                },
+            );
+            assert_eq!(r, Ok(()));
+            assert_eq!(seen, items, "ahead {ahead}");
+        }
+    }
+
+    #[test]
+    fn results_waiting_weigh_at_most_ahead() {
+        let items: Vec<usize> = (0..200).collect();
+        let waiting = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let r: Result<(), ()> = par_for_each_in_order(
+            &items,
+            true,
+            6,
+            |_| 2,
+            || (),
+            |_, &i| {
+                let now = waiting.fetch_add(2, Ordering::SeqCst) + 2;
+                most.fetch_max(now, Ordering::SeqCst);
+                i
+            },
+            |_| {
+                // A slow writer: unbounded, the mapping would run far ahead.
+                std::thread::sleep(std::time::Duration::from_micros(200));
+                waiting.fetch_sub(2, Ordering::SeqCst);
+                Ok(())
+            },
+        );
+        assert_eq!(r, Ok(()));
+        // One item more may start between a hand-over and its count.
+        assert!(most.load(Ordering::SeqCst) <= 6 + 2, "{most:?}");
+    }
+
+    #[test]
+    fn a_failing_sink_stops_the_work() {
+        let items: Vec<usize> = (0..10_000).collect();
+        let mapped = AtomicUsize::new(0);
+        let mut handed = 0;
+        let r = par_for_each_in_order(
+            &items,
+            true,
+            8,
+            |_| 1,
+            || (),
+            |_, &i| {
+                mapped.fetch_add(1, Ordering::SeqCst);
+                i
+            },
+            |i| {
+                handed += 1;
+                if i == 20 {
+                    Err(i)
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(r, Err(20));
+        assert_eq!(handed, 21);
+        assert!(mapped.load(Ordering::SeqCst) < 100, "{mapped:?}");
+    }
+
+    #[test]
+    fn a_panic_while_mapping_reaches_the_caller() {
+        let items: Vec<usize> = (0..1_000).collect();
+        let r = std::panic::catch_unwind(|| {
+            par_for_each_in_order(
+                &items,
+                true,
+                4,
+                |_| 1,
+                || (),
+                |_, &i| {
+                    assert!(i != 37, "item 37");
+                    i
+                },
+                |_| Ok::<(), ()>(()),
+            )
+        });
+        assert!(r.is_err());
     }
 }

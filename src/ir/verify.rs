@@ -1400,13 +1400,32 @@ fn check_call_graph(module: &Module) -> Result<(), VerifyError> {
     let ids: Vec<CompId> = module.computation_ids().collect();
     let slots = ids.iter().map(|c| c.index() + 1).max().unwrap_or(0);
     let mut mark = vec![Mark::New; slots];
-    // Per computation: its calling instructions and what each calls.
-    let calls_of = |c: CompId| -> Vec<(InstrId, CompId)> {
-        module.get_comp(c).map_or_else(Vec::new, |comp| {
-            comp.instructions()
-                .flat_map(|(i, instr)| instr.called_computations().map(move |c| (i, c)))
-                .collect()
-        })
+    // Per computation: its calling instructions and what each calls, found
+    // on every core (it reads every instruction).
+    let parallel = module.instruction_count() >= INSTRUCTIONS_PER_THREAD * 2;
+    let mut calls: Vec<Vec<(InstrId, CompId)>> = vec![Vec::new(); slots];
+    let found = par_map(
+        &ids,
+        parallel,
+        || (),
+        |_, _, &c| {
+            module.get_comp(c).map_or_else(Vec::new, |comp| {
+                comp.instructions()
+                    .flat_map(|(i, instr)| instr.called_computations().map(move |c| (i, c)))
+                    .collect()
+            })
+        },
+    );
+    for (c, found) in ids.iter().zip(found) {
+        if let Some(slot) = calls.get_mut(c.index()) {
+            *slot = found;
+        }
+    }
+    let mut calls_of = |c: CompId| {
+        calls
+            .get_mut(c.index())
+            .map(std::mem::take)
+            .unwrap_or_default()
     };
     for &root in &ids {
         if mark.get(root.index()) != Some(&Mark::New) {

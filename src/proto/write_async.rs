@@ -29,7 +29,14 @@ impl Writer<'_> {
     pub(super) fn wrap_async_sugar(&mut self, mut next: i64) -> Result<(), ProtoError> {
         let m = self.module;
         let mut names: Option<NameUniquer> = None;
-        for (c, comp) in m.computations() {
+        // Sugar is an async op's: computations without one are passed over
+        // unread.
+        let has_async = |comp: &Computation| {
+            [Opcode::AsyncStart, Opcode::AsyncUpdate, Opcode::AsyncDone]
+                .into_iter()
+                .any(|op| comp.may_contain(op))
+        };
+        for (c, comp) in m.computations().filter(|(_, comp)| has_async(comp)) {
             for (i, instr) in comp.instructions() {
                 // `-update`s and `-done`s below, once every start has its
                 // computation.
@@ -53,7 +60,7 @@ impl Writer<'_> {
             }
         }
         // `-update`s and `-done`s: their chain's start's computation.
-        for (c, comp) in m.computations() {
+        for (c, comp) in m.computations().filter(|(_, comp)| has_async(comp)) {
             for (i, instr) in comp.instructions() {
                 if instr.async_wrapped.is_none() || instr.opcode == Opcode::AsyncStart {
                     continue;

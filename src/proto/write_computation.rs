@@ -12,10 +12,10 @@ use super::write_ids::{InstrIds, ModuleInstrIds};
 use super::write_sink::{CompEncoder, CompSink, ProgramShape};
 use super::ProtoError;
 use crate::ir::{CompId, Computation, InstrId, Opcode};
-use crate::util::{par_map, runs_by_weight, FxSet};
+use crate::util::{par_for_each_in_order, FxSet};
 
-/// Instructions a batch of computations encoded together holds, about.
-const WRITE_BATCH: usize = 16_384;
+/// Instructions whose encoded bytes may wait to be handed to the sink.
+const WRITE_AHEAD: usize = 32_768;
 /// Modules smaller than this are encoded on one thread.
 const PARALLEL_WRITE: usize = 100_000;
 
@@ -48,9 +48,9 @@ type Encoded<P> = (P, Option<(i64, InstructionSequence)>);
 impl Writer<'_> {
     /// Hands each computation to `sink` in writing order, those of its
     /// async sugar first (callees first); returns the schedule. A large
-    /// module's computations are encoded on every core a batch at a time,
-    /// and handed over in order: the bytes are the same, and memory holds
-    /// one batch.
+    /// module's computations are encoded on every core and handed over in
+    /// order as they are done: the bytes are the same whatever the number
+    /// of threads, and memory holds about `WRITE_AHEAD` instructions'.
     pub(super) fn write_computations<S: CompSink>(
         &self,
         sink: &mut S,
@@ -62,31 +62,25 @@ impl Writer<'_> {
     {
         let jobs = self.jobs(ids, frame_ids)?;
         let parallel = self.module.instruction_count() >= PARALLEL_WRITE;
-        let encode = |batch: &[Job]| {
-            par_map(batch, parallel, Default::default, |state, _, job| {
+        let mut schedule = HloScheduleProto::default();
+        par_for_each_in_order(
+            &jobs,
+            parallel,
+            WRITE_AHEAD,
+            Job::instruction_count,
+            Default::default,
+            |state, job| {
                 let (enc, ip): &mut (S::Encoder, HloInstructionProto) = state;
                 self.encode_job(enc, ip, job)
-            })
-        };
-        let mut schedule = HloScheduleProto::default();
-        let mut batches = runs_by_weight(&jobs, WRITE_BATCH, Job::instruction_count).into_iter();
-        let Some(first) = batches.next() else {
-            return Ok(schedule);
-        };
-        let mut encoded = encode(first);
-        // The next batch is encoded while this one is handed over (the
-        // sink's writes would otherwise leave the cores idle).
-        for batch in batches {
-            let (next, handed) = std::thread::scope(|s| {
-                let next = s.spawn(|| encode(batch));
-                let handed = hand_over(sink, &mut schedule, encoded);
-                let next = next.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                (next, handed)
-            });
-            handed?;
-            encoded = next;
-        }
-        hand_over(sink, &mut schedule, encoded)?;
+            },
+            |encoded| {
+                let (piece, sequence) = encoded?;
+                if let Some((id, seq)) = sequence {
+                    schedule.sequences.insert(id, seq);
+                }
+                sink.computation(piece)
+            },
+        )?;
         Ok(schedule)
     }
 
@@ -224,21 +218,6 @@ impl Writer<'_> {
 
 /// Hands a batch's computations to `sink` in order, their sequences to
 /// `schedule`; stops at the first failure.
-fn hand_over<S: CompSink>(
-    sink: &mut S,
-    schedule: &mut HloScheduleProto,
-    encoded: Vec<Result<Encoded<S::Piece>, ProtoError>>,
-) -> Result<(), ProtoError> {
-    for piece in encoded {
-        let (piece, sequence) = piece?;
-        if let Some((id, seq)) = sequence {
-            schedule.sequences.insert(id, seq);
-        }
-        sink.computation(piece)?;
-    }
-    Ok(())
-}
-
 fn sequence(order: &[InstrId], ids: &InstrIds) -> InstructionSequence {
     let mut seq = InstructionSequence::default();
     seq.instruction_ids = order.iter().map(|i| ids.ids[i]).collect();

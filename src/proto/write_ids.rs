@@ -6,7 +6,10 @@ use super::to_proto::Writer;
 use super::write_sink::metadata_attr;
 use super::ProtoError;
 use crate::ir::{CompId, Computation, InstrId, ProtoFrames};
-use crate::util::{FxMap, FxSet};
+use crate::util::{par_map, FxMap, FxSet};
+
+/// Modules smaller than this order their computations on one thread.
+const PARALLEL_ORDERS: usize = 100_000;
 
 /// A computation's instructions in writing order, and their proto ids.
 pub(super) struct InstrIds {
@@ -104,12 +107,20 @@ impl Writer<'_> {
         let scheduled = self.scheduled();
         let mut comps: FxMap<CompId, InstrIds> = FxMap::default();
         let mut used = FxSet::default();
-        for (id, comp) in m.computations() {
-            let order = match comp.proto_instr_order() {
+        // The orders walk every instruction, each computation's alone.
+        let all: Vec<(CompId, &Computation)> = m.computations().collect();
+        let parallel = m.instruction_count() >= PARALLEL_ORDERS;
+        let orders = par_map(
+            &all,
+            parallel,
+            || (),
+            |_, _, &(_, comp)| match comp.proto_instr_order() {
                 Some(order) => order,
                 None if scheduled => comp.schedule(),
                 None => comp.post_order(),
-            };
+            },
+        );
+        for (&(id, comp), order) in all.iter().zip(orders) {
             comps.insert(id, proto_ids(comp, order, &mut used));
         }
         let mut next = used.iter().max().map_or(1, |m| m + 1);

@@ -8,7 +8,7 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{PrintOptions, ProgramShape};
 use crate::ir::shape::{push_int, Shape};
 use crate::ir::{CompId, Computation, Instruction, Module};
-use crate::util::{par_map, runs_by_weight, FxMap};
+use crate::util::{par_for_each_in_order, FxMap};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -63,8 +63,8 @@ pub fn print_instruction(module: &Module, comp: CompId, id: crate::ir::InstrId) 
     out
 }
 
-/// Instructions a batch of computations printed together holds, about.
-const PRINT_BATCH: usize = 8_192;
+/// Instructions whose texts may wait, printed, to be written.
+const PRINT_AHEAD: usize = 16_384;
 
 /// Modules smaller than this print on one thread.
 const PARALLEL_PRINT: usize = 100_000;
@@ -193,18 +193,18 @@ impl Printer<'_, '_> {
         self.computations();
     }
 
-    /// The computations, in order. They print independently, so a batch
-    /// of them is printed on the machine's cores, each into its own text,
-    /// while the texts of the batch before are written, in order: the
-    /// output is the same whatever the number of threads, and memory holds
-    /// two batches of text.
+    /// The computations, in order. They print independently, so they are
+    /// printed on the machine's cores, each into its own text, and written
+    /// in order as they are done: the output is the same whatever the
+    /// number of threads, and memory holds the texts of about
+    /// `PRINT_AHEAD` instructions.
     fn computations(&mut self) {
         let m = self.module;
         let options = self.options;
         let comps: Vec<(CompId, &Computation)> = m.computations().collect();
         let last = comps.last().map(|&(id, _)| id);
         let parallel = m.instruction_count() >= PARALLEL_PRINT;
-        let print = |memo: &mut Memo, _: usize, &(id, comp): &(CompId, &Computation)| {
+        let print = |memo: &mut Memo, &(id, comp): &(CompId, &Computation)| {
             let mut out = String::with_capacity(comp.instruction_count() * 128);
             let mut p = Printer {
                 module: m,
@@ -224,37 +224,37 @@ impl Printer<'_, '_> {
             }
             out
         };
-        let mut batches =
-            runs_by_weight(&comps, PRINT_BATCH, |(_, c)| c.instruction_count()).into_iter();
-        let Some(first) = batches.next() else {
-            return;
-        };
-        let mut texts = par_map(first, parallel, Memo::default, print);
-        for batch in batches {
-            let next = std::thread::scope(|s| {
-                let next = s.spawn(|| par_map(batch, parallel, Memo::default, print));
-                self.write_texts(&texts);
-                next.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
-            });
-            texts = next;
-        }
-        self.write_texts(&texts);
+        let written = par_for_each_in_order(
+            &comps,
+            parallel,
+            PRINT_AHEAD,
+            |(_, c)| c.instruction_count(),
+            Memo::default,
+            print,
+            |text| {
+                self.write_text(&text);
+                // A failed write stops the printing: nothing more is written.
+                match self.error {
+                    Some(_) => Err(()),
+                    None => Ok(()),
+                }
+            },
+        );
+        debug_assert_eq!(written.is_err(), self.error.is_some());
     }
 
-    /// Printed computations, after what is printed so far.
-    fn write_texts(&mut self, texts: &[String]) {
-        for text in texts {
-            match self.sink {
-                Some(_) => {
-                    self.flush();
-                    if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
-                        if let Err(e) = sink.write_all(text.as_bytes()) {
-                            self.error = Some(e);
-                        }
+    /// A printed computation, after what is printed so far.
+    fn write_text(&mut self, text: &str) {
+        match self.sink {
+            Some(_) => {
+                self.flush();
+                if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
+                    if let Err(e) = sink.write_all(text.as_bytes()) {
+                        self.error = Some(e);
                     }
                 }
-                None => self.out.push_str(text),
             }
+            None => self.out.push_str(text),
         }
     }
 
