@@ -132,21 +132,35 @@ pub fn par_map<T: Sync, R: Send, W>(
     init: impl Fn() -> W + Sync,
     f: impl Fn(&mut W, usize, &T) -> R + Sync,
 ) -> Vec<R> {
+    par_map_beside(items, parallel, init, f, || ()).0
+}
+
+/// [`par_map`], with `beside` run on the calling thread meanwhile (work
+/// that cannot move to another thread, such as reading the input).
+pub fn par_map_beside<T: Sync, R: Send, W, B>(
+    items: &[T],
+    parallel: bool,
+    init: impl Fn() -> W + Sync,
+    f: impl Fn(&mut W, usize, &T) -> R + Sync,
+    beside: impl FnOnce() -> B,
+) -> (Vec<R>, B) {
     let threads = if parallel {
         cores().min(items.len()).min(16)
     } else {
         1
     };
     if threads <= 1 {
+        let b = beside();
         let mut w = init();
-        return items
+        let results = items
             .iter()
             .enumerate()
             .map(|(i, x)| f(&mut w, i, x))
             .collect();
+        return (results, b);
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+    let (parts, b): (Vec<Vec<(usize, R)>>, B) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -161,19 +175,22 @@ pub fn par_map<T: Sync, R: Send, W>(
                 })
             })
             .collect();
-        handles
+        let b = beside();
+        let parts = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+            .collect();
+        (parts, b)
     });
     let mut slots: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
     for (i, r) in parts.into_iter().flatten() {
         slots[i] = Some(r);
     }
-    slots
+    let results = slots
         .into_iter()
         .map(|r| r.expect("every item is mapped"))
-        .collect()
+        .collect();
+    (results, b)
 }
 
 /// `f` over `items` on the machine's cores (each thread with its own

@@ -27,7 +27,7 @@ use crate::ir::{
     CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, PrimitiveType,
 };
 use crate::ir::{SharedStr, SourcePos};
-use crate::util::{FxMap, FxSet};
+use crate::util::{par_map_beside, FxMap, FxSet};
 use half::{bf16, f16};
 use std::collections::VecDeque;
 use std::io::BufRead;
@@ -299,22 +299,17 @@ fn parse_group<S: Source>(
     let read_more = pending.len() == n;
     let mut ahead = VecDeque::new();
     let base = &*st;
-    let (results, read) = std::thread::scope(|scope| {
-        let windows = &windows;
-        let handles: Vec<_> = parts
-            .iter()
-            .map(|&(from, to)| scope.spawn(move || parse_part(base, windows, from..to, file, at)))
-            .collect();
-        let read = match read_more {
+    let (results, read) = par_map_beside(
+        &parts,
+        true,
+        || (),
+        |_, _, &(from, to)| parse_part(base, &windows, from..to, file, at),
+        || match read_more {
             true => reader.read_ahead(parallel.group, &mut ahead),
             false => Ok(()),
-        };
-        let results: Option<Vec<_>> = handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect();
-        (results, read)
-    });
+        },
+    );
+    let results: Option<Vec<_>> = results.into_iter().collect();
     read?;
     let merged = merge_group(st, results, n);
     if merged.is_ok() {
