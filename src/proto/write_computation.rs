@@ -216,8 +216,6 @@ impl Writer<'_> {
     }
 }
 
-/// Hands a batch's computations to `sink` in order, their sequences to
-/// `schedule`; stops at the first failure.
 fn sequence(order: &[InstrId], ids: &InstrIds) -> InstructionSequence {
     let mut seq = InstructionSequence::default();
     seq.instruction_ids = order.iter().map(|i| ids.ids[i]).collect();
