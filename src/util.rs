@@ -124,6 +124,15 @@ pub fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// Threads for `items` items of parallel work: one each, at most one per
+/// core, and one in all when `parallel` is false.
+fn threads_for(items: usize, parallel: bool) -> usize {
+    match parallel {
+        true => cores().min(items).min(16),
+        false => 1,
+    }
+}
+
 /// `f` over `items` on the machine's cores (each thread with its own
 /// `init()` state), results in the items' order.
 pub fn par_map<T: Sync, R: Send, W>(
@@ -144,11 +153,7 @@ pub fn par_map_beside<T: Sync, R: Send, W, B>(
     f: impl Fn(&mut W, usize, &T) -> R + Sync,
     beside: impl FnOnce() -> B,
 ) -> (Vec<R>, B) {
-    let threads = if parallel {
-        cores().min(items.len()).min(16)
-    } else {
-        1
-    };
+    let threads = threads_for(items.len(), parallel);
     if threads <= 1 {
         let b = beside();
         let mut w = init();
@@ -209,11 +214,7 @@ pub fn par_for_each_in_order<T: Sync, R: Send, W, E>(
     f: impl Fn(&mut W, &T) -> R + Sync,
     mut sink: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E> {
-    let threads = if parallel {
-        cores().min(items.len()).min(16)
-    } else {
-        1
-    };
+    let threads = threads_for(items.len(), parallel);
     if threads <= 1 {
         let mut w = init();
         return items.iter().try_for_each(|x| sink(f(&mut w, x)));
@@ -394,9 +395,8 @@ mod tests {
                 true,
                 ahead,
                 |_| 1,
-                || 0usize,
-                |calls, &i| {
-                    *calls += 1;
+                || (),
+                |_, &i| {
                     std::hint::black_box(uneven(&i));
                     i
                 },

@@ -16,8 +16,8 @@ use crate::util::{par_for_each_in_order, FxSet};
 
 /// Instructions whose encoded bytes may wait to be handed to the sink.
 const WRITE_AHEAD: usize = 32_768;
-/// Modules smaller than this are encoded on one thread.
-const PARALLEL_WRITE: usize = 100_000;
+/// Modules smaller than this are written on one thread.
+pub(super) const PARALLEL_WRITE: usize = 100_000;
 
 /// A computation to write, and its instructions' stack frame ids in the
 /// proto it was read from, if kept.

@@ -3,13 +3,11 @@
 //! are still unique, and fresh ones else.
 
 use super::to_proto::Writer;
+use super::write_computation::PARALLEL_WRITE;
 use super::write_sink::metadata_attr;
 use super::ProtoError;
 use crate::ir::{CompId, Computation, InstrId, ProtoFrames};
 use crate::util::{par_map, FxMap, FxSet};
-
-/// Modules smaller than this order their computations on one thread.
-const PARALLEL_ORDERS: usize = 100_000;
 
 /// A computation's instructions in writing order, and their proto ids.
 pub(super) struct InstrIds {
@@ -109,7 +107,7 @@ impl Writer<'_> {
         let mut used = FxSet::default();
         // The orders walk every instruction, each computation's alone.
         let all: Vec<(CompId, &Computation)> = m.computations().collect();
-        let parallel = m.instruction_count() >= PARALLEL_ORDERS;
+        let parallel = m.instruction_count() >= PARALLEL_WRITE;
         let orders = par_map(
             &all,
             parallel,
