@@ -116,6 +116,45 @@ pub fn runs_by_weight<T>(items: &[T], limit: usize, weight: impl Fn(&T) -> usize
     runs
 }
 
+/// Large output buffers handed back once written, for the next ones to be
+/// made in: glibc gives a large freed block back to the system, and a
+/// fresh one is faulted in again page by page (in a VM, some 3 µs a page,
+/// a tenth of a conversion's time). At most `max` are kept, so that the
+/// memory held stays that of the few largest in flight.
+pub struct Spares<T> {
+    kept: std::sync::Mutex<Vec<T>>,
+    max: usize,
+}
+
+impl<T> Spares<T> {
+    pub fn new(max: usize) -> Spares<T> {
+        Spares {
+            kept: std::sync::Mutex::new(Vec::new()),
+            max,
+        }
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Vec<T>> {
+        // A buffer list stays a buffer list whoever panicked holding it.
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A buffer given back, if any.
+    pub fn take(&self) -> Option<T> {
+        self.kept().pop()
+    }
+
+    /// Keeps `buffer` for a later `take`, or drops it if `max` are kept.
+    pub fn give(&self, buffer: T) {
+        let mut kept = self.kept();
+        if kept.len() < self.max {
+            kept.push(buffer);
+        }
+    }
+}
+
 /// The cores this process may run on (its CPU affinity and cgroup quota),
 /// read once: the standard library reads three files on every call, and
 /// a large module asks once per batch.
@@ -362,6 +401,19 @@ impl<R> Drop for StopOnPanic<'_, R> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spares_keep_at_most_max() {
+        let spares = super::Spares::new(2);
+        assert_eq!(spares.take(), None::<Vec<u8>>);
+        for n in 1..=3 {
+            spares.give(vec![0u8; n]);
+        }
+        // The third was dropped; the last kept comes back first.
+        assert_eq!(spares.take().map(|b| b.len()), Some(2));
+        assert_eq!(spares.take().map(|b| b.len()), Some(1));
+        assert_eq!(spares.take(), None);
+    }
+
     use super::{par_for_each_in_order, runs_by_weight};
     use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -63,6 +63,10 @@ pub(super) struct Reader<'c> {
     pub(super) payloads: &'c [Vec<u8>],
     /// The message each instruction is decoded into, reused.
     pub(super) scratch: HloInstructionProto,
+    /// The instructions of a computation before they are made, reused:
+    /// a fresh buffer for each computation would be faulted in again each
+    /// time (the allocator hands a large freed block back to the system).
+    pub(super) pending: Vec<Pending>,
     pub(super) metadata: MetadataCache,
 }
 
@@ -82,6 +86,7 @@ impl<'c> Reader<'c> {
             schedule: module.schedule.as_ref(),
             payloads: &module.payloads,
             scratch: HloInstructionProto::default(),
+            pending: Vec::new(),
             metadata: MetadataCache::default(),
         }
     }
@@ -274,7 +279,11 @@ impl<'c> Reader<'c> {
             text: String::with_capacity(n * 24),
             ids: vec![None; n],
             types: vec![0; n],
-            pending: Vec::with_capacity(n),
+            pending: {
+                let mut v = std::mem::take(&mut self.pending);
+                v.reserve(n);
+                v
+            },
             bare_precision: Vec::new(),
             unknown: Vec::new(),
             has_async_start: false,
@@ -346,12 +355,17 @@ impl<'c> Reader<'c> {
     }
 
     /// The IR's instructions, their strings slices of one shared buffer.
-    fn materialize(&mut self, name: &str, pending: Vec<Pending>, mut text: String) -> Computation {
+    fn materialize(
+        &mut self,
+        name: &str,
+        mut pending: Vec<Pending>,
+        mut text: String,
+    ) -> Computation {
         // The buffer lives as long as the module.
         text.shrink_to_fit();
         let buf = Arc::new(text);
         let mut comp = Computation::with_capacity(name, pending.len());
-        for pend in pending {
+        for pend in pending.drain(..) {
             let mut attrs = AttrList::new();
             for (k, v) in pend.attrs {
                 attrs.push(Attr {
@@ -368,6 +382,7 @@ impl<'c> Reader<'c> {
             }
             comp.push(instr);
         }
+        self.pending = pending;
         comp
     }
 

@@ -12,12 +12,18 @@ use super::write_ids::{InstrIds, ModuleInstrIds};
 use super::write_sink::{CompEncoder, CompSink, ProgramShape};
 use super::ProtoError;
 use crate::ir::{CompId, Computation, InstrId, Opcode};
-use crate::util::{par_for_each_in_order, FxSet};
+use crate::util::{par_for_each_in_order, FxSet, Spares};
 
 /// Instructions whose encoded bytes may wait to be handed to the sink.
 const WRITE_AHEAD: usize = 32_768;
 /// Modules smaller than this are written on one thread.
 pub(super) const PARALLEL_WRITE: usize = 100_000;
+/// Computations of this many instructions are encoded into buffers
+/// written before ([`Spares`]) of at least `SPARE_BYTES`, at most
+/// `SPARE_BUFFERS` of them kept.
+const SPARE_AFTER: usize = 500;
+const SPARE_BYTES: usize = 64 << 10;
+const SPARE_BUFFERS: usize = 8;
 
 /// A computation to write, and its instructions' stack frame ids in the
 /// proto it was read from, if kept.
@@ -63,6 +69,7 @@ impl Writer<'_> {
         let jobs = self.jobs(ids, frame_ids)?;
         let parallel = self.module.instruction_count() >= PARALLEL_WRITE;
         let mut schedule = HloScheduleProto::default();
+        let spare = Spares::new(SPARE_BUFFERS);
         par_for_each_in_order(
             &jobs,
             parallel,
@@ -71,6 +78,11 @@ impl Writer<'_> {
             Default::default,
             |state, job| {
                 let (enc, ip): &mut (S::Encoder, HloInstructionProto) = state;
+                if job.instruction_count() >= SPARE_AFTER {
+                    if let Some(buffer) = spare.take() {
+                        enc.reuse(buffer);
+                    }
+                }
                 self.encode_job(enc, ip, job)
             },
             |encoded| {
@@ -78,7 +90,12 @@ impl Writer<'_> {
                 if let Some((id, seq)) = sequence {
                     schedule.sequences.insert(id, seq);
                 }
-                sink.computation(piece)
+                if let Some(buffer) = sink.computation(piece)? {
+                    if buffer.capacity() >= SPARE_BYTES {
+                        spare.give(buffer);
+                    }
+                }
+                Ok(())
             },
         )?;
         Ok(schedule)

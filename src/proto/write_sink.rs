@@ -24,7 +24,9 @@ pub(super) trait CompSink {
     type Encoder: CompEncoder<Piece = Self::Piece> + Default;
     /// The module's name and entry name are known.
     fn start(&mut self, module: &HloModuleProto) -> Result<(), ProtoError>;
-    fn computation(&mut self, piece: Self::Piece) -> Result<(), ProtoError>;
+    /// Returns the piece's buffer once written, for a later one
+    /// ([`CompEncoder::reuse`]).
+    fn computation(&mut self, piece: Self::Piece) -> Result<Option<Vec<u8>>, ProtoError>;
 }
 
 /// Encodes one computation: its name, its instructions one by one, then
@@ -33,6 +35,8 @@ pub(super) trait CompSink {
 /// them, once per value where it can.
 pub(super) trait CompEncoder {
     type Piece;
+    /// A buffer written before, for the next computation's bytes.
+    fn reuse(&mut self, buffer: Vec<u8>);
     fn begin(&mut self, name: &str);
     /// `ip` is `made_from`'s message without its shape and metadata (left
     /// as it came); `frame` is the stack frame id written where the
@@ -111,14 +115,16 @@ impl CompSink for Collect {
         Ok(())
     }
 
-    fn computation(&mut self, cp: HloComputationProto) -> Result<(), ProtoError> {
+    fn computation(&mut self, cp: HloComputationProto) -> Result<Option<Vec<u8>>, ProtoError> {
         self.done.push(cp);
-        Ok(())
+        Ok(None)
     }
 }
 
 impl CompEncoder for CollectComputation {
     type Piece = HloComputationProto;
+
+    fn reuse(&mut self, _: Vec<u8>) {}
 
     fn begin(&mut self, _: &str) {}
 
@@ -173,6 +179,8 @@ pub(super) struct EncodedComputation {
     bytes: Vec<u8>,
     /// The last computation's size: room to start the next one with.
     last_len: usize,
+    /// A buffer written before, to start the next one in.
+    spare: Option<Vec<u8>>,
     fields: SharedFields,
 }
 
@@ -269,8 +277,9 @@ impl CompSink for Stream<'_> {
         self.write(&head)
     }
 
-    fn computation(&mut self, piece: Piece) -> Result<(), ProtoError> {
-        self.write(piece.bytes.get(piece.start..).unwrap_or_default())
+    fn computation(&mut self, piece: Piece) -> Result<Option<Vec<u8>>, ProtoError> {
+        self.write(piece.bytes.get(piece.start..).unwrap_or_default())?;
+        Ok(Some(piece.bytes))
     }
 }
 
@@ -281,9 +290,15 @@ const HEAD_ROOM: usize = 11;
 impl CompEncoder for EncodedComputation {
     type Piece = Piece;
 
+    fn reuse(&mut self, buffer: Vec<u8>) {
+        self.spare = Some(buffer);
+    }
+
     fn begin(&mut self, name: &str) {
         // Each piece keeps its buffer: the next starts one as large.
-        self.bytes = Vec::with_capacity(self.last_len.max(HEAD_ROOM));
+        self.bytes = self.spare.take().unwrap_or_default();
+        self.bytes.clear();
+        self.bytes.reserve(self.last_len.max(HEAD_ROOM));
         self.bytes.resize(HEAD_ROOM, 0);
         if !name.is_empty() {
             prost::encoding::string::encode(1, &name.to_string(), &mut self.bytes);

@@ -8,7 +8,7 @@ use crate::ir::literal::{Literal, LiteralData};
 use crate::ir::module::{PrintOptions, ProgramShape};
 use crate::ir::shape::{push_int, Shape};
 use crate::ir::{CompId, Computation, Instruction, Module};
-use crate::util::{par_for_each_in_order, FxMap};
+use crate::util::{par_for_each_in_order, FxMap, Spares};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -62,6 +62,11 @@ pub fn print_instruction(module: &Module, comp: CompId, id: crate::ir::InstrId) 
     .instruction(c, c.instr(id), c.root_opt() == Some(id));
     out
 }
+
+/// Texts of computations this large are printed into buffers written
+/// before ([`Spares`]), at most `SPARE_TEXTS` of them kept.
+const SPARE_TEXT: usize = 64 << 10;
+const SPARE_TEXTS: usize = 8;
 
 /// Instructions whose texts may wait, printed, to be written.
 const PRINT_AHEAD: usize = 16_384;
@@ -204,8 +209,14 @@ impl Printer<'_, '_> {
         let comps: Vec<(CompId, &Computation)> = m.computations().collect();
         let last = comps.last().map(|&(id, _)| id);
         let parallel = m.instruction_count() >= PARALLEL_PRINT;
+        let spare = Spares::new(SPARE_TEXTS);
         let print = |memo: &mut Memo, &(id, comp): &(CompId, &Computation)| {
-            let mut out = String::with_capacity(comp.instruction_count() * 128);
+            let size = comp.instruction_count() * 128;
+            let mut out = match size >= SPARE_TEXT {
+                true => spare.take().unwrap_or_default(),
+                false => String::new(),
+            };
+            out.reserve(size);
             let mut p = Printer {
                 module: m,
                 options,
@@ -231,8 +242,12 @@ impl Printer<'_, '_> {
             |(_, c)| c.instruction_count(),
             Memo::default,
             print,
-            |text| {
+            |mut text| {
                 self.write_text(&text);
+                if text.capacity() >= SPARE_TEXT {
+                    text.clear();
+                    spare.give(text);
+                }
                 // A failed write stops the printing: nothing more is written.
                 match self.error {
                     Some(_) => Err(()),
