@@ -373,8 +373,9 @@ impl<'c> Reader<'c> {
                     value: v.into_value(&buf),
                 });
             }
-            let mut instr = Instruction::new(slice(&buf, &pend.name), pend.opcode, pend.shape)
-                .with_operands(pend.operands);
+            let mut instr = Instruction::new(slice(&buf, &pend.name), pend.opcode, pend.shape);
+            // Moved whole: they are the IR's own list type already.
+            instr.operands = pend.operands;
             instr.attrs = attrs;
             instr.payload = pend.payload;
             if !pend.control.is_empty() {
