@@ -5,7 +5,9 @@
 use super::err;
 use super::messages::*;
 use super::read_frames::Frames;
-use super::read_metadata::{append_unprinted_metadata, DeferredMetadata, MetaView, MetadataCache};
+use super::read_metadata::{
+    append_unprinted_metadata, DeferredMetadata, Meta, MetaView, MetadataCache,
+};
 use super::read_order::post_order;
 use super::read_scan::{CompData, IdIndex, Scan};
 use super::read_shape::shape_from_proto;
@@ -316,7 +318,7 @@ impl<'c> Reader<'c> {
             element_type,
         } = self.shape_of(scan, bytes).map_err(here)?;
         out.types[i] = element_type;
-        let meta = decode_instruction(p, bytes).map_err(here)?;
+        let meta = decode_instruction(p, bytes, &self.metadata).map_err(here)?;
         let at = out.pending.len() as u32;
         // XLA's passes make precision configs without operand
         // precisions, which the text cannot tell from one per operand.
@@ -328,7 +330,7 @@ impl<'c> Reader<'c> {
             out.bare_precision.push(at);
         }
         let mut extra = p.unknown.clone();
-        if let (None, Some(md)) = (&meta, &p.metadata) {
+        if let (Meta::InMessage, Some(md)) = (&meta, &p.metadata) {
             append_unprinted_metadata(md, &mut extra);
         }
         if !extra.is_empty() {
@@ -529,11 +531,13 @@ impl Converted {
 }
 
 /// Decodes an instruction's fields but those pass 1 read into `p`; its
-/// metadata is read in place (without allocating) when it can be.
+/// metadata is taken from `cache`, else read in place (without allocating)
+/// when it can be.
 fn decode_instruction<'b>(
     p: &mut HloInstructionProto,
     bytes: &'b [u8],
-) -> Result<Option<MetaView<'b>>, ProtoError> {
+    cache: &MetadataCache,
+) -> Result<Meta<'b>, ProtoError> {
     const WHAT: &str = "HloInstructionProto";
     p.clear();
     let mut meta_fields: SmallVec<[&[u8]; 1]> = SmallVec::new();
@@ -549,15 +553,19 @@ fn decode_instruction<'b>(
         }
     })?;
     let meta = match meta_fields[..] {
-        [m] => MetaView::parse(m),
+        [m] => match cache.shared(m) {
+            Some(v) => return Ok(Meta::Shared(v)),
+            None => MetaView::parse(m),
+        },
         _ => None,
     };
-    if !meta_fields.is_empty() && meta.is_none() {
-        for m in meta_fields {
-            merge_into(p, 7, WireType::LengthDelimited, &mut &*encode_len(m), WHAT)?;
-        }
+    if let Some(m) = meta {
+        return Ok(Meta::View(m));
     }
-    Ok(meta)
+    for m in meta_fields {
+        merge_into(p, 7, WireType::LengthDelimited, &mut &*encode_len(m), WHAT)?;
+    }
+    Ok(Meta::InMessage)
 }
 
 /// What the IR keeps of the proto beyond the text: precision configs

@@ -7,7 +7,7 @@ use super::err;
 use super::messages::*;
 use super::read_computation::{PVal, Pending, Reader};
 use super::read_literal::literal_from_proto;
-use super::read_metadata::MetaView;
+use super::read_metadata::{Meta, MetaView};
 use super::read_op_attrs::*;
 use super::ProtoError;
 use crate::ir::attrs::typed;
@@ -48,7 +48,7 @@ impl Reader<'_> {
     pub(super) fn instruction(
         &mut self,
         p: &HloInstructionProto,
-        meta: Option<MetaView<'_>>,
+        meta: Meta<'_>,
         shape: Arc<Shape>,
         operand_types: &[i32],
         operands: SmallVec<[InstrId; 4]>,
@@ -173,9 +173,17 @@ impl Reader<'_> {
         &mut self,
         a: &mut Attrs<'_>,
         p: &HloInstructionProto,
-        meta: Option<MetaView<'_>>,
+        meta: Meta<'_>,
     ) -> Result<(), ProtoError> {
-        if let Some(m) = meta.or_else(|| p.metadata.as_ref().map(MetaView::of)) {
+        let view = match meta {
+            Meta::Shared(value) => {
+                a.list.push(("metadata", PVal::Value(value)));
+                return Ok(());
+            }
+            Meta::View(m) => Some(m),
+            Meta::InMessage => p.metadata.as_ref().map(MetaView::of),
+        };
+        if let Some(m) = view {
             let sf = if m.stack_frame_id != 0 {
                 self.frames.lookup(m.stack_frame_id)?
             } else {

@@ -44,6 +44,16 @@ impl DeferredMetadata {
     }
 }
 
+/// An instruction's `metadata` field as pass 2 found it.
+pub(super) enum Meta<'a> {
+    /// None, or one prost decoded into the message.
+    InMessage,
+    /// Read in place.
+    View(MetaView<'a>),
+    /// The same bytes as one read before: its value.
+    Shared(AttrValue),
+}
+
 /// An `OpMetadata` as [`metadata_text`] prints it, its strings borrowed.
 #[derive(Default)]
 pub(crate) struct MetaView<'a> {
@@ -184,14 +194,14 @@ impl<'a> MetaView<'a> {
     }
 }
 
-/// Metadata values by their encoded message and stack frame: modules
-/// repeat a few hundred metadata over hundreds of thousands of
-/// instructions, so each distinct one is built once per reader thread, as
-/// the text reader shares one value per distinct text.
+/// Metadata values by their encoded message: modules repeat a few hundred
+/// metadata over hundreds of thousands of instructions, so each distinct
+/// one is read and built once per reader thread, as the text reader shares
+/// one value per distinct text. (The stack frame a value holds is the
+/// renumbering of the one encoded, the same for the same bytes.)
 #[derive(Default)]
 pub(super) struct MetadataCache {
     values: crate::util::FxMap<Box<[u8]>, AttrValue>,
-    key: Vec<u8>,
 }
 
 /// Distinct metadata a cache keeps at most: past it (every instruction's
@@ -205,18 +215,21 @@ impl MetadataCache {
         if m.encoded.is_empty() {
             return None;
         }
-        self.key.clear();
-        self.key.extend_from_slice(&sf.to_le_bytes());
-        self.key.extend_from_slice(m.encoded);
-        if let Some(v) = self.values.get(&self.key[..]) {
-            return Some(v.clone());
+        if let Some(v) = self.shared(m.encoded) {
+            return Some(v);
         }
         if self.values.len() >= CACHED_METADATA {
             return None;
         }
         let v = m.value(sf);
-        self.values.insert(self.key.as_slice().into(), v.clone());
+        self.values.insert(m.encoded.into(), v.clone());
         Some(v)
+    }
+
+    /// The value of the encoded `OpMetadata` `encoded`, if it was read
+    /// before: then it need not be read again.
+    pub(super) fn shared(&self, encoded: &[u8]) -> Option<AttrValue> {
+        self.values.get(encoded).cloned()
     }
 }
 
