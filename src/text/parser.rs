@@ -2293,10 +2293,14 @@ impl<'a> Parser<'a> {
             // Not defined yet, or defined in another computation.
             _ => return self.err_at(name_pos, format!("instruction does not exist: {name}")),
         };
-        // Compact GTE: `%p0#1#0`.
+        // Compact GTE: `%p0#1#0`. (Its name is made only then: an
+        // allocation per operand was a twentieth of the parse.)
         let mut path = Vec::new();
-        let mut gte_name = name.to_string();
+        let mut gte_name = String::new();
         while self.b.get(self.pos) == Some(&b'#') {
+            if gte_name.is_empty() {
+                gte_name.push_str(name);
+            }
             self.pos += 1;
             let ipos = self.pos;
             let idx = match self.int() {
