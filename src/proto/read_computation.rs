@@ -318,7 +318,7 @@ impl<'c> Reader<'c> {
             element_type,
         } = self.shape_of(scan, bytes).map_err(here)?;
         out.types[i] = element_type;
-        let meta = decode_instruction(p, bytes, &self.metadata).map_err(here)?;
+        let decoded = decode_instruction(p, bytes, &self.metadata).map_err(here)?;
         let at = out.pending.len() as u32;
         // XLA's passes make precision configs without operand
         // precisions, which the text cannot tell from one per operand.
@@ -330,7 +330,7 @@ impl<'c> Reader<'c> {
             out.bare_precision.push(at);
         }
         let mut extra = p.unknown.clone();
-        if let (Meta::InMessage, Some(md)) = (&meta, &p.metadata) {
+        if let (Meta::InMessage, Some(md)) = (&decoded.meta, &p.metadata) {
             append_unprinted_metadata(md, &mut extra);
         }
         if !extra.is_empty() {
@@ -338,10 +338,11 @@ impl<'c> Reader<'c> {
         }
         let operand_types: SmallVec<[i32; 4]> =
             edges.operands[i].iter().map(|&o| out.types[o]).collect();
+        let name = decoded.name;
         let pend = self
             .instruction(
                 p,
-                meta,
+                decoded,
                 shape,
                 &operand_types,
                 ops,
@@ -349,7 +350,7 @@ impl<'c> Reader<'c> {
                 &out.pending,
                 &mut out.text,
             )
-            .map_err(|e| here(e.context(format!("instruction {}", p.name))))?;
+            .map_err(|e| here(e.context(format!("instruction {name}"))))?;
         out.has_async_start |= pend.opcode == Opcode::AsyncStart;
         out.ids[i] = Some(InstrId::new(out.pending.len()));
         out.pending.push(pend);
@@ -530,21 +531,39 @@ impl Converted {
     }
 }
 
+/// An instruction's fields that pass 2 reads in place, not into the
+/// message.
+pub(super) struct Decoded<'b> {
+    pub(super) name: &'b str,
+    pub(super) opcode: &'b str,
+    pub(super) meta: Meta<'b>,
+}
+
 /// Decodes an instruction's fields but those pass 1 read into `p`; its
-/// metadata is taken from `cache`, else read in place (without allocating)
-/// when it can be.
+/// name and opcode are read in place, its metadata taken from `cache`, else
+/// read in place (without allocating) when it can be.
 fn decode_instruction<'b>(
     p: &mut HloInstructionProto,
     bytes: &'b [u8],
     cache: &MetadataCache,
-) -> Result<Meta<'b>, ProtoError> {
+) -> Result<Decoded<'b>, ProtoError> {
     const WHAT: &str = "HloInstructionProto";
     p.clear();
     let mut meta_fields: SmallVec<[&[u8]; 1]> = SmallVec::new();
+    // The last of each, as prost would merge them.
+    let (mut name, mut opcode): (&[u8], &[u8]) = (&[], &[]);
     fields(bytes, WHAT, |tag, wt, buf| {
         match (tag, wt) {
             // Read in pass 1.
             (3 | 35..=37, _) => skip_field(tag, wt, buf),
+            (1, WireType::LengthDelimited) => {
+                name = take_delimited(buf, WHAT)?;
+                Ok(())
+            }
+            (2, WireType::LengthDelimited) => {
+                opcode = take_delimited(buf, WHAT)?;
+                Ok(())
+            }
             (7, WireType::LengthDelimited) => {
                 meta_fields.push(take_delimited(buf, WHAT)?);
                 Ok(())
@@ -552,20 +571,34 @@ fn decode_instruction<'b>(
             _ => merge_into(p, tag, wt, buf, WHAT),
         }
     })?;
+    let mut text = |tag: u32, field: &'b [u8]| match std::str::from_utf8(field) {
+        Ok(s) => Ok(s),
+        // prost's own error for it.
+        Err(_) => merge_into(
+            p,
+            tag,
+            WireType::LengthDelimited,
+            &mut &*encode_len(field),
+            WHAT,
+        )
+        .map(|()| ""),
+    };
+    let (name, opcode) = (text(1, name)?, text(2, opcode)?);
+    let decoded = |meta| Decoded { name, opcode, meta };
     let meta = match meta_fields[..] {
         [m] => match cache.shared(m) {
-            Some(v) => return Ok(Meta::Shared(v)),
+            Some(v) => return Ok(decoded(Meta::Shared(v))),
             None => MetaView::parse(m),
         },
         _ => None,
     };
     if let Some(m) = meta {
-        return Ok(Meta::View(m));
+        return Ok(decoded(Meta::View(m)));
     }
     for m in meta_fields {
         merge_into(p, 7, WireType::LengthDelimited, &mut &*encode_len(m), WHAT)?;
     }
-    Ok(Meta::InMessage)
+    Ok(decoded(Meta::InMessage))
 }
 
 /// What the IR keeps of the proto beyond the text: precision configs

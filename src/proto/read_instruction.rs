@@ -5,7 +5,7 @@
 use super::attrs;
 use super::err;
 use super::messages::*;
-use super::read_computation::{PVal, Pending, Reader};
+use super::read_computation::{Decoded, PVal, Pending, Reader};
 use super::read_literal::literal_from_proto;
 use super::read_metadata::{Meta, MetaView};
 use super::read_op_attrs::*;
@@ -48,7 +48,7 @@ impl Reader<'_> {
     pub(super) fn instruction(
         &mut self,
         p: &HloInstructionProto,
-        meta: Meta<'_>,
+        decoded: Decoded<'_>,
         shape: Arc<Shape>,
         operand_types: &[i32],
         operands: SmallVec<[InstrId; 4]>,
@@ -56,9 +56,10 @@ impl Reader<'_> {
         done: &[Pending],
         text: &mut String,
     ) -> Result<Pending, ProtoError> {
-        let opcode = Opcode::from_name(&p.opcode)
-            .ok_or_else(|| ProtoError::new(format!("unknown opcode \"{}\"", p.opcode)))?;
-        let name = push_range(text, |t| t.push_str(&p.name));
+        let Decoded { name, opcode, meta } = decoded;
+        let opcode = Opcode::from_name(opcode)
+            .ok_or_else(|| ProtoError::new(format!("unknown opcode \"{opcode}\"")))?;
+        let name = push_range(text, |t| t.push_str(name));
         let mut a = Attrs {
             list: SmallVec::new(),
             text,
