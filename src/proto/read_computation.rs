@@ -568,6 +568,13 @@ fn decode_instruction<'b>(
                 meta_fields.push(take_delimited(buf, WHAT)?);
                 Ok(())
             }
+            // XLA writes frontend attributes and statistics on every
+            // instruction, most of them empty; an empty one says what
+            // none does (the reader looks only at their entries).
+            (68 | 82, WireType::LengthDelimited) if buf.first() == Some(&0) => {
+                *buf = &buf[1..];
+                Ok(())
+            }
             _ => merge_into(p, tag, wt, buf, WHAT),
         }
     })?;
