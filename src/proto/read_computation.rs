@@ -65,6 +65,10 @@ pub(super) struct Reader<'c> {
     pub(super) payloads: &'c [Vec<u8>],
     /// The message each instruction is decoded into, reused.
     pub(super) scratch: HloInstructionProto,
+    /// Whether a field was decoded into `scratch` since it was cleared:
+    /// most instructions have none but those read in place, and clearing
+    /// all 82 fields for each was a thirtieth of reading a proto.
+    pub(super) scratch_dirty: bool,
     /// The instructions of a computation before they are made, reused:
     /// a fresh buffer for each computation would be faulted in again each
     /// time (the allocator hands a large freed block back to the system).
@@ -88,6 +92,7 @@ impl<'c> Reader<'c> {
             schedule: module.schedule.as_ref(),
             payloads: &module.payloads,
             scratch: HloInstructionProto::default(),
+            scratch_dirty: false,
             pending: Vec::new(),
             metadata: MetadataCache::default(),
         }
@@ -318,7 +323,8 @@ impl<'c> Reader<'c> {
             element_type,
         } = self.shape_of(scan, bytes).map_err(here)?;
         out.types[i] = element_type;
-        let decoded = decode_instruction(p, bytes, &self.metadata).map_err(here)?;
+        let decoded =
+            decode_instruction(p, &mut self.scratch_dirty, bytes, &self.metadata).map_err(here)?;
         let at = out.pending.len() as u32;
         // XLA's passes make precision configs without operand
         // precisions, which the text cannot tell from one per operand.
@@ -539,16 +545,22 @@ pub(super) struct Decoded<'b> {
     pub(super) meta: Meta<'b>,
 }
 
-/// Decodes an instruction's fields but those pass 1 read into `p`; its
-/// name and opcode are read in place, its metadata taken from `cache`, else
-/// read in place (without allocating) when it can be.
+/// Decodes an instruction's fields but those pass 1 read into `p` (cleared
+/// first if `dirty`, which then says whether any field was decoded into
+/// it); its name and opcode are read in place, its metadata taken from
+/// `cache`, else read in place (without allocating) when it can be.
 fn decode_instruction<'b>(
     p: &mut HloInstructionProto,
+    dirty: &mut bool,
     bytes: &'b [u8],
     cache: &MetadataCache,
 ) -> Result<Decoded<'b>, ProtoError> {
     const WHAT: &str = "HloInstructionProto";
-    p.clear();
+    if *dirty {
+        p.clear();
+    }
+    // Set before each merge: one that fails may have decoded a part.
+    *dirty = false;
     let mut meta_fields: SmallVec<[&[u8]; 1]> = SmallVec::new();
     // The last of each, as prost would merge them.
     let (mut name, mut opcode): (&[u8], &[u8]) = (&[], &[]);
@@ -575,20 +587,26 @@ fn decode_instruction<'b>(
                 *buf = &buf[1..];
                 Ok(())
             }
-            _ => merge_into(p, tag, wt, buf, WHAT),
+            _ => {
+                *dirty = true;
+                merge_into(p, tag, wt, buf, WHAT)
+            }
         }
     })?;
     let mut text = |tag: u32, field: &'b [u8]| match std::str::from_utf8(field) {
         Ok(s) => Ok(s),
         // prost's own error for it.
-        Err(_) => merge_into(
-            p,
-            tag,
-            WireType::LengthDelimited,
-            &mut &*encode_len(field),
-            WHAT,
-        )
-        .map(|()| ""),
+        Err(_) => {
+            *dirty = true;
+            merge_into(
+                p,
+                tag,
+                WireType::LengthDelimited,
+                &mut &*encode_len(field),
+                WHAT,
+            )
+            .map(|()| "")
+        }
     };
     let (name, opcode) = (text(1, name)?, text(2, opcode)?);
     let decoded = |meta| Decoded { name, opcode, meta };
@@ -603,6 +621,7 @@ fn decode_instruction<'b>(
         return Ok(decoded(Meta::View(m)));
     }
     for m in meta_fields {
+        *dirty = true;
         merge_into(p, 7, WireType::LengthDelimited, &mut &*encode_len(m), WHAT)?;
     }
     Ok(decoded(Meta::InMessage))
