@@ -511,6 +511,32 @@ impl Computation {
     /// it, whatever pass made the change.
     pub fn schedule(&self) -> Vec<InstrId> {
         let mut placed = vec![false; self.instrs.len()];
+        // Most sequences are a valid schedule already: checked in one
+        // pass, which costs half the walk below.
+        let mut order = Vec::with_capacity(self.live);
+        for id in self.sequence() {
+            let instr = self.instr(id);
+            let mut before = instr
+                .control_predecessors
+                .iter()
+                .chain(instr.operands.iter());
+            if placed[id.index()] || !before.all(|op| placed[op.index()]) {
+                order.clear();
+                placed.fill(false);
+                break;
+            }
+            placed[id.index()] = true;
+            order.push(id);
+        }
+        if !order.is_empty() || self.live == 0 {
+            return order;
+        }
+        self.schedule_by_walk(placed)
+    }
+
+    /// [`Self::schedule`] when the sequence is not a valid schedule;
+    /// `placed` all false.
+    fn schedule_by_walk(&self, mut placed: Vec<bool>) -> Vec<InstrId> {
         let mut open = vec![false; self.instrs.len()];
         let mut order = Vec::with_capacity(self.live);
         // (instruction, whether its operands have been pushed)
@@ -633,6 +659,27 @@ mod tests {
             }
             assert_eq!(comp.proto_instr_id(InstrId::new(3)), None);
         }
+    }
+
+    /// A valid sequence is the schedule as it is; an instruction added
+    /// after its user goes just before it, its own operands first.
+    #[test]
+    fn the_schedule_moves_only_what_comes_after_its_user() {
+        use crate::ir::{Opcode, PrimitiveType, Shape};
+        let f32 = || Shape::scalar(PrimitiveType::F32);
+        let mut c = Computation::new("c");
+        let p0 = c.push(Instruction::new("p0", Opcode::Parameter, f32()));
+        let p1 = c.push(Instruction::new("p1", Opcode::Parameter, f32()));
+        let add = c.push(Instruction::new("add", Opcode::Add, f32()).with_operands([p0, p1]));
+        let neg = c.push(Instruction::new("neg", Opcode::Negate, f32()).with_operands([add]));
+        assert_eq!(c.schedule(), [p0, p1, add, neg]);
+        // Added last, made an operand of `add`, with an operand of its own
+        // added after it.
+        let exp = c.push(Instruction::new("exp", Opcode::Exp, f32()).with_operands([p1]));
+        let abs = c.push(Instruction::new("abs", Opcode::Abs, f32()).with_operands([p0]));
+        c.set_operand(add, 1, exp);
+        c.set_operand(exp, 0, abs);
+        assert_eq!(c.schedule(), [p0, p1, abs, exp, add, neg]);
     }
 
     /// The instruction arena is most of a module's memory (a 528k
