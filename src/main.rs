@@ -5,11 +5,12 @@ use hlo_opt::driver::check_numerics::{self, CheckConfig, NumericsCheck, PassChec
 use hlo_opt::driver::report_html::RunRecord;
 use hlo_opt::ir::verify::verify;
 use hlo_opt::ir::{Module, PrintOptions};
-use hlo_opt::output::write_atomically;
+use hlo_opt::output::{Destination, Links, OutputPlan, Staged};
 use hlo_opt::passes::{self, PassError, PassRun};
 use hlo_opt::text::error::located_error;
 use hlo_opt::text::write_module;
 use hlo_opt::util as diag;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -165,9 +166,69 @@ fn main() -> ExitCode {
     }
 }
 
+/// Every file the run may write, checked against the input and each
+/// other before anything is read or written.
+struct Outputs {
+    module: Option<Destination>,
+    report_html: Option<Destination>,
+    graph: Option<(Destination, Destination)>,
+    /// By file name: `00.input.hlo`, and `NN.<pass>.hlo` for every pass
+    /// that may change the module.
+    dumps: HashMap<String, Destination>,
+}
+
+fn plan_outputs(cli: &Cli, input: &str, pass_names: &[&str]) -> Result<Outputs, String> {
+    let mut plan = OutputPlan::new();
+    if input == "-" {
+        plan.stdin_input();
+    } else {
+        plan.input("the input", Path::new(input));
+    }
+    let module = cli
+        .output
+        .as_deref()
+        .map(|p| plan.output("-o", p, Links::Follow))
+        .transpose()?;
+    let report_html = cli
+        .report_html
+        .as_deref()
+        .map(|p| plan.output("--report-html", p, Links::Follow))
+        .transpose()?;
+    let graph = match &cli.emit_graph {
+        Some(p) => Some((
+            plan.output("--emit-graph", p, Links::Follow)?,
+            plan.output("--emit-graph's overlay", &overlay_path(p), Links::Follow)?,
+        )),
+        None => None,
+    };
+    let mut dumps = HashMap::new();
+    if let Some(dir) = &cli.dump_dir {
+        let names = std::iter::once("00.input.hlo".to_string()).chain(
+            pass_names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| dump_name(i + 1, name)),
+        );
+        for name in names {
+            let d = plan.output("--dump-dir", &dir.join(&name), Links::Replace)?;
+            dumps.insert(name, d);
+        }
+    }
+    Ok(Outputs {
+        module,
+        report_html,
+        graph,
+        dumps,
+    })
+}
+
+fn dump_name(step: usize, pass: &str) -> String {
+    format!("{step:02}.{pass}.hlo")
+}
+
 fn run(cli: &Cli) -> Result<(), String> {
     if cli.list_passes {
-        return write_output(None, |w| w.write_all(list_passes().as_bytes()));
+        return write_stdout(|w| w.write_all(list_passes().as_bytes()));
     }
     if cli.output.is_none() && diag::stdout_was_closed() {
         return Err(
@@ -176,22 +237,30 @@ fn run(cli: &Cli) -> Result<(), String> {
         );
     }
     let input = cli.input.as_deref().expect("clap requires INPUT here");
+    let mut pipeline = hlo_opt::driver::pipeline(cli.passes.as_deref(), cli.all_computations)?;
+    let outputs = plan_outputs(cli, input, &pipeline.pass_names())?;
+    if let Some(dir) = &cli.dump_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
+    }
     let (mut module, file_name) =
         hlo_opt::driver::input::read_module_input(input, cli.input_format.as_deref())?;
     // Errors in the module point at its lines, read again from the file.
     let path = (input != "-").then(|| Path::new(input));
     verify(&module)
         .map_err(|e| located_error(&file_name, path, e.pos, &format!("invalid module: {e}")))?;
-    let mut pipeline = hlo_opt::driver::pipeline(cli.passes.as_deref(), cli.all_computations)?;
     // The checks guard the passes; a pure round trip (`--passes ''`), a
     // format conversion, needs none.
     if !cli.no_contract_checks && !pipeline.pass_names().is_empty() {
         check_contract(&module, &file_name, path)?;
     }
-    if let Some(dir) = &cli.dump_dir {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
-        dump(dir, "00.input.hlo", &module)?;
-    }
+    // Every output is staged beside its destination and renamed into
+    // place at the end, all together.
+    let mut staged = Staged::new();
+    let dump = |staged: &mut Staged, name: &str, m: &Module| match outputs.dumps.get(name) {
+        Some(d) => staged.write(d, |f| write_file(f, |w| write_module(m, &m.style, w))),
+        None => Ok(()),
+    };
+    dump(&mut staged, "00.input.hlo", &module)?;
     let check_config = CheckConfig {
         seed: cli.check_seed,
         verify_each: pipeline.verify_each,
@@ -213,8 +282,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         if let Some(record) = &mut record {
             record.after(run, m)?;
         }
-        if let (Some(dir), true) = (&cli.dump_dir, run.changed) {
-            dump(dir, &format!("{step:02}.{}.hlo", run.name), m).map_err(|message| {
+        if run.changed {
+            dump(&mut staged, &dump_name(step, run.name), m).map_err(|message| {
                 PassError::After {
                     pass: run.name,
                     message,
@@ -227,9 +296,10 @@ fn run(cli: &Cli) -> Result<(), String> {
         }
     };
     let result = pipeline.run_with(&mut module, &mut after);
-    // Written whatever the outcome: the passes that ran are on it.
-    if let (Some(path), Some(record)) = (&cli.report_html, &record) {
-        write_output(Some(path), |w| record.write(w))?;
+    // The page is written whatever the outcome: the passes that ran are
+    // on it, as the dumps are.
+    if let (Some(d), Some(record)) = (&outputs.report_html, &record) {
+        staged.write(d, |f| write_file(f, |w| record.write(w)))?;
     }
     let runs = match check {
         Some(check) => check
@@ -237,25 +307,16 @@ fn run(cli: &Cli) -> Result<(), String> {
             .map(|(runs, _)| runs)
             .map_err(|e| e.to_string()),
         None => result.map_err(|e| e.to_string()),
-    }
-    .map_err(|e| format!("{file_name}: error: {e}"))?;
+    };
+    let runs = match runs {
+        Ok(runs) => runs,
+        Err(e) => {
+            staged.commit()?;
+            return Err(format!("{file_name}: error: {e}"));
+        }
+    };
     if cli.report {
-        let mut text = String::new();
-        if runs.is_empty() {
-            text.push_str("no passes ran\n");
-        }
-        for r in &runs {
-            text.push_str(&format!(
-                "{:<32} {:<10} {:>10.3} ms\n",
-                r.name,
-                if r.changed { "changed" } else { "unchanged" },
-                r.elapsed.as_secs_f64() * 1e3
-            ));
-            for entry in &r.report {
-                text.push_str(&format!("    {entry}\n"));
-            }
-        }
-        diag::diag(&text);
+        diag::diag(&report_text(&runs));
     }
 
     let options = if cli.short {
@@ -270,39 +331,69 @@ fn run(cli: &Cli) -> Result<(), String> {
             .as_deref()
             .is_some_and(|p| p.extension().is_some_and(|e| e == "pb")),
     };
-    if let (Some(path), Some(record)) = (&cli.emit_graph, &record) {
-        write_output(Some(path), |w| {
-            hlo_opt::driver::graph_json::write_graph(&module, record.made(), w)
+    if let (Some((graph, overlay)), Some(record)) = (&outputs.graph, &record) {
+        staged.write(graph, |f| {
+            write_file(f, |w| {
+                hlo_opt::driver::graph_json::write_graph(&module, record.made(), w)
+            })
         })?;
-        write_output(Some(&overlay_path(path)), |w| {
-            hlo_opt::driver::graph_json::write_overlay(
-                &module,
-                record.made(),
-                &record.pass_names(),
-                w,
-            )
+        staged.write(overlay, |f| {
+            write_file(f, |w| {
+                hlo_opt::driver::graph_json::write_overlay(
+                    &module,
+                    record.made(),
+                    &record.pass_names(),
+                    w,
+                )
+            })
         })?;
     }
-    let written = if proto_out {
-        // Streamed: a computation's bytes at a time, never the whole proto.
-        write_output(cli.output.as_deref(), |w| {
+    let write_module_to = |w: &mut dyn Write| {
+        if proto_out {
+            // Streamed: a computation's bytes at a time, never the whole proto.
             hlo_opt::proto::to_proto::write_module_proto(&module, w).map_err(|e| match e {
                 hlo_opt::proto::to_proto::WriteError::Io(e) => e,
                 hlo_opt::proto::to_proto::WriteError::Proto(e) => {
                     std::io::Error::other(format!("cannot write {file_name} as a proto: {e}"))
                 }
             })
-        })
-    } else {
-        write_output(cli.output.as_deref(), |w| {
+        } else {
             write_module(&module, &options, w)
-        })
+        }
     };
+    match &outputs.module {
+        Some(d) => staged.write(d, |f| write_file(f, write_module_to))?,
+        // Standard output cannot be taken back: the files are committed
+        // only once it is written.
+        None => write_stdout(write_module_to)?,
+    }
+    staged.commit()?;
     // The process is about to exit and the OS takes the memory back at
     // once: freeing a large module's millions of allocations one by one
     // would cost about a twentieth of the command.
     std::mem::forget(module);
-    written
+    Ok(())
+}
+
+/// The `--report` text: per pass, changed or not, its time, and what it
+/// rewrote or skipped.
+fn report_text(runs: &[PassRun]) -> String {
+    let mut text = String::new();
+    if runs.is_empty() {
+        text.push_str("no passes ran\n");
+    }
+    for r in runs {
+        text.push_str(&format!(
+            "{:<32} {:<10} {:>10.3} ms\n",
+            r.name,
+            if r.changed { "changed" } else { "unchanged" },
+            r.elapsed.as_secs_f64() * 1e3
+        ));
+        for entry in &r.report {
+            text.push_str(&format!("    {entry}\n"));
+        }
+    }
+    text
 }
 
 /// `graph.json` -> `graph.overlay.json`.
@@ -311,13 +402,6 @@ fn overlay_path(graph: &Path) -> PathBuf {
         .file_stem()
         .map_or_else(|| "graph".into(), |s| s.to_string_lossy().to_string());
     graph.with_file_name(format!("{stem}.overlay.json"))
-}
-
-/// Writes `module` as `dir/name` (atomically), in its own form.
-fn dump(dir: &Path, name: &str, module: &hlo_opt::ir::Module) -> Result<(), String> {
-    write_output(Some(&dir.join(name)), |w| {
-        write_module(module, &module.style, w)
-    })
 }
 
 /// The contract checks (`hlo_opt::contract`): every violation, each
@@ -356,22 +440,20 @@ fn list_passes() -> String {
     s
 }
 
-/// Writes to stdout, or to `path` through [`write_atomically`] so that a
-/// failure leaves nothing behind.
-fn write_output(
-    path: Option<&Path>,
+/// Writes to standard output.
+fn write_stdout(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), String> {
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    write(&mut stdout)
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("<stdout>: error: {e}"))
+}
+
+/// Writes to `file` through a buffer.
+fn write_file(
+    file: &mut std::fs::File,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), String> {
-    let Some(path) = path else {
-        let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-        return write(&mut stdout)
-            .and_then(|()| stdout.flush())
-            .map_err(|e| format!("<stdout>: error: {e}"));
-    };
-    write_atomically(path, |file| {
-        let mut w = std::io::BufWriter::new(file);
-        write(&mut w)?;
-        w.flush()
-    })
-    .map_err(|e| format!("{}: error: {e}", path.display()))
+) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(file);
+    write(&mut w)?;
+    w.flush()
 }

@@ -3,9 +3,10 @@
 
 use crate::interp::array::{Array, Value};
 use crate::interp::compare::compare_arrays;
-use crate::interp::npy::{read_inputs, read_outputs, write_npz};
+use crate::interp::npy::{read_inputs, read_outputs, sidecar_path, write_npz};
 use crate::interp::{evaluate, random::random_inputs};
 use crate::ir::verify::verify;
+use crate::output::{Destination, Links, OutputPlan, Staged};
 use crate::text::error::located_error;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -86,6 +87,7 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
     if cli.output.is_none() && crate::util::stdout_was_closed() {
         return Err("<stdout>: error: standard output is closed (use -o FILE.npz)".into());
     }
+    let outputs = plan_outputs(cli)?;
     let (mut module, file) = super::input::read_module_input(&cli.input, None)?;
     let file = &*file;
     let path = (cli.input != "-").then(|| Path::new(&cli.input));
@@ -130,13 +132,15 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
         ));
     }
     let outs = result.leaves();
-    if let Some(path) = &cli.output {
+    if let Some((npz, sidecar)) = &outputs {
         let named: Vec<(String, &Array)> = outs
             .iter()
             .enumerate()
             .map(|(i, a)| (format!("out{i}"), &**a))
             .collect();
-        write_npz(path, &named).map_err(|e| e.to_string())?;
+        let mut staged = Staged::new();
+        write_npz(npz, sidecar, &named, &mut staged).map_err(|e| e.to_string())?;
+        staged.commit()?;
     }
     let mut failed = false;
     if let Some(path) = &cli.compare {
@@ -193,6 +197,32 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The `.npz` written with `-o` and its sidecar, checked against every
+/// file the run reads (the module, `--inputs`, `--compare` and their
+/// sidecars) before anything is read.
+fn plan_outputs(cli: &EvalCli) -> Result<Option<(Destination, Destination)>, String> {
+    let Some(npz) = &cli.output else {
+        return Ok(None);
+    };
+    let mut plan = OutputPlan::new();
+    if cli.input == "-" {
+        plan.stdin_input();
+    } else {
+        plan.input("the module", Path::new(&cli.input));
+    }
+    for (what, path) in [("--inputs", &cli.inputs), ("--compare", &cli.compare)] {
+        if let Some(path) = path {
+            plan.input(what, path);
+            plan.input(&format!("{what}' sidecar"), &sidecar_path(path));
+        }
+    }
+    let sidecar = sidecar_path(npz);
+    Ok(Some((
+        plan.output("-o", npz, Links::Follow)?,
+        plan.output("-o's sidecar", &sidecar, Links::Follow)?,
+    )))
 }
 
 /// `f32[2,3] min -1 max 2 mean 0.5 [first values...]`.

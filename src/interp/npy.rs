@@ -12,7 +12,7 @@ use super::array::{element_count, Array, Data};
 use super::convert::from_bits;
 use super::{err, Result};
 use crate::ir::PrimitiveType;
-use crate::output::write_atomically;
+use crate::output::{Destination, Staged};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -399,37 +399,40 @@ pub fn sidecar_path(npz: &Path) -> PathBuf {
     npz.with_extension("json")
 }
 
-/// Writes arrays (name, array) as an `.npz` (deflated, fixed timestamps)
-/// and, when some are bit-stored, the sidecar `.json`; removes a stale
-/// sidecar otherwise.
-pub fn write_npz(path: &Path, arrays: &[(String, &Array)]) -> Result<()> {
-    let fail = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
-    let bits = write_atomically(path, |file| -> Result<BTreeMap<String, String>> {
-        let mut z = zip::ZipWriter::new(std::io::BufWriter::new(file));
-        let opts = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
-            .last_modified_time(zip::DateTime::default())
-            .large_file(true);
-        let mut bits = BTreeMap::new();
-        for (name, a) in arrays {
-            let npy = NpyArray::from_array(a)?;
-            if storage_descr(a.ty)?.1 {
-                bits.insert(name.clone(), a.ty.name().to_string());
+/// Stages arrays (name, array) as an `.npz` (deflated, fixed timestamps)
+/// and, when some are bit-stored, its `sidecar` `.json`; a stale sidecar
+/// is removed otherwise. Nothing lands before `staged` is committed.
+pub fn write_npz(
+    npz: &Destination,
+    sidecar: &Destination,
+    arrays: &[(String, &Array)],
+    staged: &mut Staged,
+) -> Result<()> {
+    let fail = |e: &dyn std::fmt::Display| err(format!("{}: {e}", npz.path.display()));
+    let bits = staged
+        .write_with(npz, |file| -> Result<BTreeMap<String, String>> {
+            let mut z = zip::ZipWriter::new(std::io::BufWriter::new(file));
+            let opts = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated)
+                .last_modified_time(zip::DateTime::default())
+                .large_file(true);
+            let mut bits = BTreeMap::new();
+            for (name, a) in arrays {
+                let npy = NpyArray::from_array(a)?;
+                if storage_descr(a.ty)?.1 {
+                    bits.insert(name.clone(), a.ty.name().to_string());
+                }
+                z.start_file(format!("{name}.npy"), opts)
+                    .map_err(|e| err(e.to_string()))?;
+                z.write_all(&npy.to_npy_bytes())?;
             }
-            z.start_file(format!("{name}.npy"), opts)
-                .map_err(|e| err(e.to_string()))?;
-            z.write_all(&npy.to_npy_bytes())?;
-        }
-        let mut w = z.finish().map_err(|e| err(e.to_string()))?;
-        w.flush()?;
-        Ok(bits)
-    })
-    .map_err(|e| fail(&e.message))?;
-    let side = sidecar_path(path);
+            let mut w = z.finish().map_err(|e| err(e.to_string()))?;
+            w.flush()?;
+            Ok(bits)
+        })
+        .map_err(|e| fail(&e.message))?;
     if bits.is_empty() {
-        if side.exists() {
-            std::fs::remove_file(&side).map_err(|e| fail(&e))?;
-        }
+        staged.remove(sidecar);
     } else {
         let mut text = String::from("{\n");
         let n = bits.len();
@@ -440,7 +443,9 @@ pub fn write_npz(path: &Path, arrays: &[(String, &Array)]) -> Result<()> {
             ));
         }
         text.push_str("}\n");
-        write_atomically(&side, |file| file.write_all(text.as_bytes())).map_err(|e| fail(&e))?;
+        staged
+            .write(sidecar, |file| file.write_all(text.as_bytes()))
+            .map_err(|e| err(e))?;
     }
     Ok(())
 }

@@ -1,0 +1,326 @@
+//! Issue 29's file-system reproducers (`../shared/security/fs_*.sh`) and
+//! their class: the output plan (no output is an input or another
+//! output), all outputs or none, and `--dump-dir` staying in its folder.
+
+mod common;
+use common::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn hlo_opt() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hlo-opt"))
+}
+
+/// A JAX softmax and its gradient: the default pipeline changes it, so
+/// every output (dumps, page, graph) has something to show.
+fn example() -> PathBuf {
+    data("corpus/softmax_vjp_f32.hlo")
+}
+
+/// A folder holding a copy of the example as `name`.
+fn folder_with_input(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join(name);
+    fs::copy(example(), &input).unwrap();
+    (dir, input)
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Output {
+    hlo_opt().current_dir(dir).args(args).output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Exit 1 with every `wanted` in the message.
+fn refused(out: &Output, wanted: &[&str]) -> String {
+    let msg = stderr(out);
+    assert_eq!(out.status.code(), Some(1), "{msg}");
+    for w in wanted {
+        assert!(msg.contains(w), "wanted {w:?} in: {msg}");
+    }
+    msg
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn original() -> Vec<u8> {
+    fs::read(example()).unwrap()
+}
+
+#[test]
+fn report_html_onto_the_input_is_refused() {
+    let (dir, input) = folder_with_input("in.hlo");
+    let out = run_in(
+        dir.path(),
+        &["in.hlo", "--report-html", "in.hlo", "-o", "out.hlo"],
+    );
+    refused(
+        &out,
+        &[
+            "--report-html in.hlo",
+            "the input in.hlo",
+            "nothing was written",
+        ],
+    );
+    assert_eq!(fs::read(&input).unwrap(), original());
+    assert_eq!(listing(dir.path()), ["in.hlo"]);
+}
+
+#[test]
+fn emit_graph_onto_the_input_is_refused() {
+    let (dir, input) = folder_with_input("in.hlo");
+    let out = run_in(
+        dir.path(),
+        &["in.hlo", "--emit-graph", "in.hlo", "-o", "out.hlo"],
+    );
+    refused(&out, &["--emit-graph in.hlo", "the input in.hlo"]);
+    assert_eq!(fs::read(&input).unwrap(), original());
+    assert_eq!(listing(dir.path()), ["in.hlo"]);
+}
+
+#[test]
+fn the_graphs_overlay_onto_the_input_is_refused() {
+    let (dir, input) = folder_with_input("g.overlay.json");
+    let out = run_in(
+        dir.path(),
+        &["g.overlay.json", "--emit-graph", "g.json", "-o", "out.hlo"],
+    );
+    refused(
+        &out,
+        &["overlay g.overlay.json", "the input g.overlay.json"],
+    );
+    assert_eq!(fs::read(&input).unwrap(), original());
+    assert_eq!(listing(dir.path()), ["g.overlay.json"]);
+}
+
+#[test]
+fn two_outputs_that_are_one_file_are_refused() {
+    let (dir, _) = folder_with_input("in.hlo");
+    let out = run_in(
+        dir.path(),
+        &["in.hlo", "--report-html", "same", "-o", "same"],
+    );
+    refused(&out, &["-o same and --report-html same", "the same file"]);
+    assert_eq!(listing(dir.path()), ["in.hlo"]);
+    // Spelled differently, through a folder and `..`.
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    let out = run_in(
+        dir.path(),
+        &["in.hlo", "--emit-graph", "sub/../g.json", "-o", "g.json"],
+    );
+    refused(&out, &["the same file"]);
+    assert_eq!(listing(dir.path()), ["in.hlo", "sub"]);
+}
+
+#[test]
+fn an_output_linked_to_the_input_is_refused() {
+    let (dir, input) = folder_with_input("in.hlo");
+    fs::hard_link(&input, dir.path().join("hard.hlo")).unwrap();
+    std::os::unix::fs::symlink("in.hlo", dir.path().join("soft.hlo")).unwrap();
+    for output in ["hard.hlo", "soft.hlo"] {
+        let out = run_in(dir.path(), &["in.hlo", "-o", output]);
+        refused(&out, &[&format!("-o {output}"), "the input in.hlo"]);
+        assert_eq!(fs::read(&input).unwrap(), original());
+    }
+    // The input read from standard input, redirected from the file.
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .args(["-", "-o", "in.hlo"])
+        .stdin(Stdio::from(fs::File::open(&input).unwrap()))
+        .output()
+        .unwrap();
+    refused(&out, &["-o in.hlo", "the input <stdin>"]);
+    assert_eq!(fs::read(&input).unwrap(), original());
+}
+
+#[test]
+fn the_input_inside_the_dump_folder_is_refused() {
+    let (dir, input) = folder_with_input("00.input.hlo");
+    let out = run_in(
+        dir.path(),
+        &["00.input.hlo", "--dump-dir", ".", "-o", "out.hlo"],
+    );
+    refused(
+        &out,
+        &["--dump-dir ./00.input.hlo", "the input 00.input.hlo"],
+    );
+    assert_eq!(fs::read(&input).unwrap(), original());
+    assert_eq!(listing(dir.path()), ["00.input.hlo"]);
+}
+
+/// `fs_dump_dir_follows_symlinks.sh`: links in the dump folder, to a file
+/// outside and dangling, are replaced, not followed.
+#[test]
+fn the_dump_folder_never_follows_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let (dump, outside) = (dir.path().join("dump"), dir.path().join("outside"));
+    fs::create_dir(&dump).unwrap();
+    fs::create_dir(&outside).unwrap();
+    fs::write(outside.join("victim.txt"), "precious\n").unwrap();
+    let link = |target: &str, name: &str| {
+        std::os::unix::fs::symlink(target, dump.join(name)).unwrap();
+    };
+    link("../outside/victim.txt", "00.input.hlo");
+    // The raise of the gradient is the pipeline's 7th pass.
+    link(
+        "../outside/created.hlo",
+        "07.native-to-custom-softmax-dx.hlo",
+    );
+    link("../outside/untouched.hlo", "99.not-a-pass.hlo");
+    let out = hlo_opt()
+        .arg(example())
+        .arg("--dump-dir")
+        .arg(&dump)
+        .arg("-o")
+        .arg(dir.path().join("out.hlo"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        fs::read_to_string(outside.join("victim.txt")).unwrap(),
+        "precious\n"
+    );
+    assert_eq!(listing(&outside), ["victim.txt"]);
+    for name in ["00.input.hlo", "07.native-to-custom-softmax-dx.hlo"] {
+        let meta = fs::symlink_metadata(dump.join(name)).unwrap();
+        assert!(meta.is_file(), "{name} is still a link");
+        // A file's permissions, not the link's 0777.
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(meta.permissions().mode() & 0o111, 0, "{name}");
+    }
+    assert_eq!(fs::read(dump.join("00.input.hlo")).unwrap(), original());
+    // A file the run does not write is left as it was.
+    assert!(fs::symlink_metadata(dump.join("99.not-a-pass.hlo"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+/// `fs_emit_graph_partial_output.sh`: an overlay name past 255 bytes is
+/// refused before anything is written.
+#[test]
+fn a_name_too_long_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = format!("{}.json", "g".repeat(245));
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .arg(example())
+        .args(["--emit-graph", &graph, "-o", "out.hlo", "--dump-dir", "d"])
+        .output()
+        .unwrap();
+    refused(&out, &["overlay", "name too long", "nothing was written"]);
+    assert!(listing(dir.path()).is_empty(), "{:?}", listing(dir.path()));
+}
+
+#[test]
+fn a_missing_folder_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .arg(example())
+        .args(["--report-html", "no/such/page.html", "-o", "out.hlo"])
+        .output()
+        .unwrap();
+    refused(
+        &out,
+        &[
+            "--report-html no/such/page.html",
+            "folder no/such does not exist",
+        ],
+    );
+    assert!(listing(dir.path()).is_empty());
+}
+
+/// All outputs or none: the module's write fails (a full device) after
+/// the page, the graph and the dumps were staged; none of them lands, the
+/// files that were there stay as they were, and no temporary is left.
+#[test]
+fn a_failed_write_leaves_every_destination_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("page.html"), "old page").unwrap();
+    fs::create_dir(dir.path().join("d")).unwrap();
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .arg(example())
+        .args(["--report-html", "page.html", "--emit-graph", "g.json"])
+        .args(["--dump-dir", "d", "-o", "/dev/full"])
+        .output()
+        .unwrap();
+    refused(&out, &["/dev/full"]);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("page.html")).unwrap(),
+        "old page"
+    );
+    assert_eq!(listing(dir.path()), ["d", "page.html"]);
+    assert!(listing(&dir.path().join("d")).is_empty());
+}
+
+/// The same run with a good `-o` writes every output.
+#[test]
+fn a_run_writes_all_its_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("page.html"), "old page").unwrap();
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .arg(example())
+        .args(["--report-html", "page.html", "--emit-graph", "g.json"])
+        .args(["--dump-dir", "d", "-o", "out.hlo"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        listing(dir.path()),
+        ["d", "g.json", "g.overlay.json", "out.hlo", "page.html"]
+    );
+    assert!(fs::read_to_string(dir.path().join("page.html"))
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+    assert_eq!(
+        listing(&dir.path().join("d")),
+        [
+            "00.input.hlo",
+            "07.native-to-custom-softmax-dx.hlo",
+            "08.native-to-custom-softmax.hlo"
+        ]
+    );
+}
+
+/// `eval -o` over a file the evaluation reads: its inputs, or the
+/// sidecar of its output over the module.
+#[test]
+fn eval_never_writes_over_what_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let npz = dir.path().join("in.npz");
+    fs::copy(data("refs/softmax_vjp_f32.npz"), &npz).unwrap();
+    let before = fs::read(&npz).unwrap();
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .arg("eval")
+        .arg(example())
+        .args(["--inputs", "in.npz", "-o", "in.npz"])
+        .output()
+        .unwrap();
+    refused(&out, &["-o in.npz", "--inputs in.npz"]);
+    assert_eq!(fs::read(&npz).unwrap(), before);
+    // `-o m.npz` would write or remove `m.json`: here, the module.
+    fs::copy(example(), dir.path().join("m.json")).unwrap();
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .args(["eval", "m.json", "--inputs", "in.npz", "-o", "m.npz"])
+        .output()
+        .unwrap();
+    refused(&out, &["sidecar m.json", "the module m.json"]);
+    assert_eq!(fs::read(dir.path().join("m.json")).unwrap(), original());
+    assert_eq!(listing(dir.path()), ["in.npz", "m.json"]);
+}
