@@ -445,7 +445,7 @@ pub fn write_npz(
         text.push_str("}\n");
         staged
             .write(sidecar, |file| file.write_all(text.as_bytes()))
-            .map_err(|e| err(e))?;
+            .map_err(err)?;
     }
     Ok(())
 }

@@ -162,8 +162,6 @@ pub fn write_atomically<T, E: From<io::Error>>(
     let destination = Destination::new("", path, Links::Follow)?;
     let mut staged = Staged::new();
     let value = staged.write_with(&destination, write)?;
-    staged
-        .commit()
-        .map_err(|message| io::Error::other(message).into())?;
+    staged.commit().map_err(io::Error::other)?;
     Ok(value)
 }
