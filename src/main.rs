@@ -1,12 +1,13 @@
 //! The `hlo-opt` command line: read a module, run passes, write it back.
 
 use clap::Parser;
-use hlo_opt::driver::check_numerics::{self, CheckConfig, NumericsCheck, PassCheck};
-use hlo_opt::driver::report_html::RunRecord;
+use hlo_opt::driver::check_numerics::{self, CheckConfig, PassCheck};
+use hlo_opt::driver::run::{self, RunConfig, RunError};
 use hlo_opt::ir::verify::verify;
 use hlo_opt::ir::{Module, PrintOptions};
+use hlo_opt::neuron::contract::Violation;
 use hlo_opt::output::{Destination, Links, OutputPlan, Staged};
-use hlo_opt::passes::{self, PassError, PassRun};
+use hlo_opt::passes::{self, PassRun};
 use hlo_opt::text::error::located_error;
 use hlo_opt::text::write_module;
 use hlo_opt::util as diag;
@@ -172,12 +173,11 @@ struct Outputs {
     module: Option<Destination>,
     report_html: Option<Destination>,
     graph: Option<(Destination, Destination)>,
-    /// By file name: `00.input.hlo`, and `NN.<pass>.hlo` for every pass
-    /// that may change the module.
+    /// By file name: every dump the run may write.
     dumps: HashMap<String, Destination>,
 }
 
-fn plan_outputs(cli: &Cli, input: &str, pass_names: &[&str]) -> Result<Outputs, String> {
+fn plan_outputs(cli: &Cli, input: &str, config: &RunConfig) -> Result<Outputs, String> {
     let mut plan = OutputPlan::new();
     if input == "-" {
         plan.stdin_input();
@@ -203,13 +203,7 @@ fn plan_outputs(cli: &Cli, input: &str, pass_names: &[&str]) -> Result<Outputs, 
     };
     let mut dumps = HashMap::new();
     if let Some(dir) = &cli.dump_dir {
-        let names = std::iter::once("00.input.hlo".to_string()).chain(
-            pass_names
-                .iter()
-                .enumerate()
-                .map(|(i, name)| dump_name(i + 1, name)),
-        );
-        for name in names {
+        for name in run::dump_names(config).map_err(|e| e.to_string())? {
             let d = plan.output("--dump-dir", &dir.join(&name), Links::Replace)?;
             dumps.insert(name, d);
         }
@@ -222,8 +216,30 @@ fn plan_outputs(cli: &Cli, input: &str, pass_names: &[&str]) -> Result<Outputs, 
     })
 }
 
-fn dump_name(step: usize, pass: &str) -> String {
-    format!("{step:02}.{pass}.hlo")
+/// What the command does while the run goes on: dumps staged with the
+/// other outputs, numerics tables printed as they come.
+struct CommandCallbacks<'a> {
+    dumps: &'a HashMap<String, Destination>,
+    staged: &'a mut Staged,
+}
+
+impl run::Callbacks for CommandCallbacks<'_> {
+    fn dumps(&self) -> bool {
+        !self.dumps.is_empty()
+    }
+
+    fn dump(&mut self, name: &str, module: &Module) -> Result<(), String> {
+        match self.dumps.get(name) {
+            Some(d) => self.staged.write(d, |f| {
+                write_file(f, |w| write_module(module, &module.style, w))
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn numerics(&mut self, check: &PassCheck) {
+        diag::diag(&check.table());
+    }
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
@@ -237,88 +253,65 @@ fn run(cli: &Cli) -> Result<(), String> {
         );
     }
     let input = cli.input.as_deref().expect("clap requires INPUT here");
-    let mut pipeline = hlo_opt::driver::pipeline(cli.passes.as_deref(), cli.all_computations)?;
-    let outputs = plan_outputs(cli, input, &pipeline.pass_names())?;
+    let mut config = RunConfig {
+        passes: cli.passes.clone(),
+        all_computations: cli.all_computations,
+        no_contract_checks: cli.no_contract_checks,
+        check_numerics: cli.check_numerics.then(|| CheckConfig {
+            seed: cli.check_seed,
+            accept_unchecked: cli.accept_unchecked,
+            ..CheckConfig::default()
+        }),
+        record: None,
+    };
+    let outputs = plan_outputs(cli, input, &config)?;
     if let Some(dir) = &cli.dump_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
     }
-    let (mut module, file_name) =
+    let (module, file_name) =
         hlo_opt::driver::input::read_module_input(input, cli.input_format.as_deref())?;
     // Errors in the module point at its lines, read again from the file.
     let path = (input != "-").then(|| Path::new(input));
     verify(&module)
         .map_err(|e| located_error(&file_name, path, e.pos, &format!("invalid module: {e}")))?;
-    // The checks guard the passes; a pure round trip (`--passes ''`), a
-    // format conversion, needs none.
-    if !cli.no_contract_checks && !pipeline.pass_names().is_empty() {
-        check_contract(&module, &file_name, path)?;
+    // What the passes did, for the page and the graph's overlay.
+    if cli.report_html.is_some() || cli.emit_graph.is_some() {
+        config.record = Some(file_name.clone());
+    }
+    if cli.check_numerics {
+        diag::diag(&check_numerics::heading(cli.check_seed));
     }
     // Every output is staged beside its destination and renamed into
     // place at the end, all together.
     let mut staged = Staged::new();
-    let dump = |staged: &mut Staged, name: &str, m: &Module| match outputs.dumps.get(name) {
-        Some(d) => staged.write(d, |f| write_file(f, |w| write_module(m, &m.style, w))),
-        None => Ok(()),
+    let mut callbacks = CommandCallbacks {
+        dumps: &outputs.dumps,
+        staged: &mut staged,
     };
-    dump(&mut staged, "00.input.hlo", &module)?;
-    let check_config = CheckConfig {
-        seed: cli.check_seed,
-        verify_each: pipeline.verify_each,
-        accept_unchecked: cli.accept_unchecked,
-        ..CheckConfig::default()
-    };
-    let mut print_table = |c: &PassCheck| diag::diag(&c.table());
-    let mut check = cli.check_numerics.then(|| {
-        diag::diag(&check_numerics::heading(cli.check_seed));
-        NumericsCheck::new(&module, &check_config, &mut print_table)
-    });
-    // What the passes did, for the page and the graph's overlay.
-    let mut record = (cli.report_html.is_some() || cli.emit_graph.is_some())
-        .then(|| RunRecord::new(&module, &file_name));
-    let mut step = 0;
-    // The dump comes first: a module the check refuses is the one to see.
-    let mut after = |run: &PassRun, m: &Module| {
-        step += 1;
-        if let Some(record) = &mut record {
-            record.after(run, m)?;
-        }
-        if run.changed {
-            dump(&mut staged, &dump_name(step, run.name), m).map_err(|message| {
-                PassError::After {
-                    pass: run.name,
-                    message,
-                }
-            })?;
-        }
-        match &mut check {
-            Some(check) => check.after(run, m),
-            None => Ok(()),
-        }
-    };
-    let result = pipeline.run_with(&mut module, &mut after);
+    let outcome = run::run(module, &config, &mut callbacks);
     // The page is written whatever the outcome: the passes that ran are
     // on it, as the dumps are.
-    if let (Some(d), Some(record)) = (&outputs.report_html, &record) {
+    let record = match &outcome {
+        Ok(o) => o.record.as_ref(),
+        Err(f) => f.record.as_ref(),
+    };
+    if let (Some(d), Some(record)) = (&outputs.report_html, record) {
         staged.write(d, |f| write_file(f, |w| record.write(w)))?;
     }
-    let runs = match check {
-        Some(check) => check
-            .finish(result)
-            .map(|(runs, _)| runs)
-            .map_err(|e| e.to_string()),
-        None => result.map_err(|e| e.to_string()),
-    };
-    let runs = match runs {
-        Ok(runs) => runs,
-        Err(e) => {
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(failure) => {
             staged.commit()?;
-            return Err(format!("{file_name}: error: {e}"));
+            return Err(match failure.error {
+                RunError::Contract(violations) => contract_error(&violations, &file_name, path),
+                e => format!("{file_name}: error: {e}"),
+            });
         }
     };
     if cli.report {
-        diag::diag(&report_text(&runs));
+        diag::diag(&report_text(&outcome.runs));
     }
-
+    let module = outcome.module;
     let options = if cli.short {
         PrintOptions::short_form()
     } else {
@@ -331,7 +324,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             .as_deref()
             .is_some_and(|p| p.extension().is_some_and(|e| e == "pb")),
     };
-    if let (Some((graph, overlay)), Some(record)) = (&outputs.graph, &record) {
+    if let (Some((graph, overlay)), Some(record)) = (&outputs.graph, &outcome.record) {
         staged.write(graph, |f| {
             write_file(f, |w| {
                 hlo_opt::driver::graph_json::write_graph(&module, record.made(), w)
@@ -404,19 +397,11 @@ fn overlay_path(graph: &Path) -> PathBuf {
     graph.with_file_name(format!("{stem}.overlay.json"))
 }
 
-/// The contract checks (`hlo_opt::contract`): every violation, each
-/// pointing at its instruction's line, with its resolution.
-fn check_contract(
-    module: &hlo_opt::ir::Module,
-    file_name: &str,
-    path: Option<&Path>,
-) -> Result<(), String> {
-    let violations = hlo_opt::neuron::contract::check(module);
-    if violations.is_empty() {
-        return Ok(());
-    }
+/// The contract violations, each pointing at its instruction's line,
+/// with its resolution.
+fn contract_error(violations: &[Violation], file_name: &str, path: Option<&Path>) -> String {
     let mut out = String::new();
-    for v in &violations {
+    for v in violations {
         let message = format!("contract violation {}", v.headline());
         out.push_str(&located_error(file_name, path, v.pos, &message));
         out.push_str(&format!("\n  resolution: {}\n", v.resolution));
@@ -426,7 +411,7 @@ fn check_contract(
         violations.len(),
         if violations.len() == 1 { "" } else { "s" }
     ));
-    Err(out)
+    out
 }
 
 fn list_passes() -> String {

@@ -8,6 +8,7 @@ pub mod eval;
 pub mod graph_json;
 pub mod input;
 pub mod report_html;
+pub mod run;
 
 use crate::passes::{Pipeline, Scope};
 

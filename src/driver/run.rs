@@ -1,0 +1,216 @@
+//! One run of the passes: the only place that orchestrates one. The
+//! command line (`src/main.rs`) and the Python package
+//! (`python/src/lib.rs`) are two faces of it: each turns its own options
+//! into a [`RunConfig`], hands [`run`] a module and its [`Callbacks`], and
+//! turns the [`Outcome`] into files or Python objects. `run` reads nothing
+//! and writes nothing itself.
+//!
+//! What a run does, in order:
+//! 1. the contract checks of the Neuron custom calls (when any pass is to
+//!    run and they are not turned off);
+//! 2. the input handed to [`Callbacks::dump`] as `00.input.hlo`;
+//! 3. the pipeline, pass by pass; after each pass, in this order: the
+//!    record of what it did (for the page and the graph), the module
+//!    handed to [`Callbacks::dump`] as `NN.<pass>.hlo` when it changed,
+//!    and the numeric check (its table handed to
+//!    [`Callbacks::numerics`]);
+//! 4. the outcome: the module, each pass's run, the numerics tables, the
+//!    record. A run that fails keeps its record, so the page still shows
+//!    the passes that ran.
+
+use super::check_numerics::{CheckConfig, CheckError, NumericsCheck, PassCheck};
+use super::report_html::RunRecord;
+use crate::ir::Module;
+use crate::neuron::contract::{self, Violation};
+use crate::passes::{PassError, PassRun, Pipeline};
+use std::cell::RefCell;
+use std::fmt;
+
+/// What to run and what to keep.
+#[derive(Clone, Debug, Default)]
+pub struct RunConfig {
+    /// As `--passes`: `None` (or `default`) runs the default pipeline;
+    /// else comma-separated names, `""` none.
+    pub passes: Option<String>,
+    /// Every pass walks every computation.
+    pub all_computations: bool,
+    /// Skip the contract checks.
+    pub no_contract_checks: bool,
+    /// Prove the rewrites with the interpreter.
+    pub check_numerics: Option<CheckConfig>,
+    /// Keep the record the page and the graph are drawn from, titled.
+    pub record: Option<String>,
+}
+
+/// What a face hears while a run goes on.
+pub trait Callbacks {
+    /// A module to dump, by its file name: `00.input.hlo` before the
+    /// passes, then `NN.<pass>.hlo` after each pass that changed it.
+    /// Called only when [`Callbacks::dumps`] says so.
+    fn dump(&mut self, _name: &str, _module: &Module) -> Result<(), String> {
+        Ok(())
+    }
+    /// Whether [`Callbacks::dump`] wants the modules.
+    fn dumps(&self) -> bool {
+        false
+    }
+    /// A pass's numerics table, as soon as it is known.
+    fn numerics(&mut self, _check: &PassCheck) {}
+}
+
+/// Callbacks that want nothing.
+pub struct Quiet;
+
+impl Callbacks for Quiet {}
+
+/// What a run made.
+pub struct Outcome {
+    pub module: Module,
+    pub runs: Vec<PassRun>,
+    /// One per pass run, with `check_numerics`.
+    pub checks: Vec<PassCheck>,
+    pub record: Option<RunRecord>,
+}
+
+/// Why a run stopped.
+#[derive(Debug)]
+pub enum RunError {
+    /// `--passes` names a pass that does not exist.
+    Pipeline(String),
+    /// The Neuron custom calls break their contract (before the passes).
+    Contract(Vec<Violation>),
+    /// A pass failed, or a callback did.
+    Pass(PassError),
+    /// The numeric check failed or could not run.
+    Numerics(CheckError),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Pipeline(e) => write!(f, "{e}"),
+            RunError::Contract(v) => write!(
+                f,
+                "{} contract violation{}",
+                v.len(),
+                if v.len() == 1 { "" } else { "s" }
+            ),
+            RunError::Pass(e) => write!(f, "{e}"),
+            RunError::Numerics(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// A run that stopped, with the record of the passes that ran.
+pub struct Failure {
+    pub error: RunError,
+    pub record: Option<RunRecord>,
+}
+
+impl From<RunError> for Failure {
+    fn from(error: RunError) -> Failure {
+        Failure {
+            error,
+            record: None,
+        }
+    }
+}
+
+/// The dump file name of the pass run `step`-th (from 1).
+pub fn dump_name(step: usize, pass: &str) -> String {
+    format!("{step:02}.{pass}.hlo")
+}
+
+/// Every dump file a run of `config` may write, before it runs: the
+/// input and one per pass of its pipeline.
+pub fn dump_names(config: &RunConfig) -> Result<Vec<String>, RunError> {
+    let pipeline = pipeline(config)?;
+    Ok(std::iter::once("00.input.hlo".to_string())
+        .chain(
+            pipeline
+                .pass_names()
+                .iter()
+                .enumerate()
+                .map(|(i, name)| dump_name(i + 1, name)),
+        )
+        .collect())
+}
+
+fn pipeline(config: &RunConfig) -> Result<Pipeline, RunError> {
+    super::pipeline(config.passes.as_deref(), config.all_computations).map_err(RunError::Pipeline)
+}
+
+/// Runs `config` on `module` (verified by the caller, who knows its
+/// lines); see the module documentation.
+pub fn run(
+    mut module: Module,
+    config: &RunConfig,
+    callbacks: &mut dyn Callbacks,
+) -> Result<Outcome, Failure> {
+    let mut pipeline = pipeline(config)?;
+    // The checks guard the passes; a pure round trip (`--passes ''`), a
+    // format conversion, needs none.
+    if !config.no_contract_checks && !pipeline.pass_names().is_empty() {
+        let violations = contract::check(&module);
+        if !violations.is_empty() {
+            return Err(RunError::Contract(violations).into());
+        }
+    }
+    let dumps = callbacks.dumps();
+    if dumps {
+        callbacks.dump("00.input.hlo", &module).map_err(|message| {
+            RunError::Pass(PassError::After {
+                pass: "dump",
+                message,
+            })
+        })?;
+    }
+    let mut record = config
+        .record
+        .as_deref()
+        .map(|title| RunRecord::new(&module, title));
+    // The check hands its tables over while the run hands over dumps.
+    let callbacks = RefCell::new(callbacks);
+    let mut on_table = |c: &PassCheck| callbacks.borrow_mut().numerics(c);
+    let mut numerics = config
+        .check_numerics
+        .as_ref()
+        .map(|cfg| NumericsCheck::new(&module, cfg, &mut on_table));
+    let mut step = 0;
+    // The dump comes first: a module the check refuses is the one to see.
+    let mut after = |run: &PassRun, m: &Module| {
+        step += 1;
+        if let Some(record) = &mut record {
+            record.after(run, m)?;
+        }
+        if dumps && run.changed {
+            callbacks
+                .borrow_mut()
+                .dump(&dump_name(step, run.name), m)
+                .map_err(|message| PassError::After {
+                    pass: run.name,
+                    message,
+                })?;
+        }
+        match &mut numerics {
+            Some(check) => check.after(run, m),
+            None => Ok(()),
+        }
+    };
+    let result = pipeline.run_with(&mut module, &mut after);
+    let judged = match numerics {
+        Some(check) => check.finish(result).map_err(RunError::Numerics),
+        None => result
+            .map(|runs| (runs, Vec::new()))
+            .map_err(RunError::Pass),
+    };
+    match judged {
+        Ok((runs, checks)) => Ok(Outcome {
+            module,
+            runs,
+            checks,
+            record,
+        }),
+        Err(error) => Err(Failure { error, record }),
+    }
+}
