@@ -107,12 +107,12 @@ pub struct Failure {
     pub record: Option<RunRecord>,
 }
 
-impl From<RunError> for Failure {
-    fn from(error: RunError) -> Failure {
-        Failure {
+impl From<RunError> for Box<Failure> {
+    fn from(error: RunError) -> Box<Failure> {
+        Box::new(Failure {
             error,
             record: None,
-        }
+        })
     }
 }
 
@@ -146,7 +146,7 @@ pub fn run(
     mut module: Module,
     config: &RunConfig,
     callbacks: &mut dyn Callbacks,
-) -> Result<Outcome, Failure> {
+) -> Result<Outcome, Box<Failure>> {
     let mut pipeline = pipeline(config)?;
     // The checks guard the passes; a pure round trip (`--passes ''`), a
     // format conversion, needs none.
@@ -211,6 +211,6 @@ pub fn run(
             checks,
             record,
         }),
-        Err(error) => Err(Failure { error, record }),
+        Err(error) => Err(Box::new(Failure { error, record })),
     }
 }
