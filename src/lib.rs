@@ -10,6 +10,7 @@
 //! - [`interp`]: the reference interpreter, `.npz` I/O and `--check-numerics`;
 //! - [`output`]: writing files without ever leaving a partial one.
 
+pub mod cli;
 pub mod driver;
 pub mod interp;
 pub mod ir;

@@ -592,6 +592,14 @@ fn pass_check(py: Python<'_>, c: &PassCheck) -> PyResult<PassCheckInfo> {
     })
 }
 
+/// The `hlo-opt` command, in this process (the package's console
+/// script): `argv` as `sys.argv`, the program name first. Returns the exit
+/// status; the command prints to the process's standard output and error.
+#[pyfunction]
+fn cli_main(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
+    py.detach(|| hlo_opt::cli::main(argv))
+}
+
 #[pymodule]
 fn _hlo_opt(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<HloModule>()?;
@@ -604,5 +612,6 @@ fn _hlo_opt(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(check_numerics, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_raw, m)?)?;
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     Ok(())
 }

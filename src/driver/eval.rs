@@ -10,7 +10,6 @@ use crate::output::{Destination, Links, OutputPlan, Staged};
 use crate::text::error::located_error;
 use clap::Args;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
 /// Evaluate an HLO module with the reference interpreter.
@@ -59,19 +58,16 @@ pub struct EvalCli {
     pub time: bool,
 }
 
-/// Entry point: `args` starts with the program name, then `eval`.
-pub fn main(cli: &EvalCli) -> ExitCode {
-    let code = match run(cli) {
-        Ok(code) => code,
+/// Runs `hlo-opt eval`; returns the exit status.
+pub fn main(cli: &EvalCli) -> u8 {
+    let failed = match run(cli) {
+        Ok(failed) => failed,
         Err(message) => {
             crate::util::diag(&format!("hlo-opt eval: {message}\n"));
-            ExitCode::FAILURE
+            true
         }
     };
-    if crate::util::diagnostics_lost() {
-        return ExitCode::FAILURE;
-    }
-    code
+    u8::from(failed || crate::util::diagnostics_lost())
 }
 
 /// Writes `text` to standard output; a failure is an error, not a panic.
@@ -83,7 +79,8 @@ fn write_stdout(text: &str) -> Result<(), String> {
         .map_err(|e| format!("<stdout>: error: {e}"))
 }
 
-fn run(cli: &EvalCli) -> Result<ExitCode, String> {
+/// Whether a compared output failed, or why the run could not be done.
+fn run(cli: &EvalCli) -> Result<bool, String> {
     if cli.output.is_none() && crate::util::stdout_was_closed() {
         return Err("<stdout>: error: standard output is closed (use -o FILE.npz)".into());
     }
@@ -192,11 +189,7 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
         }
         write_stdout(&text)?;
     }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(failed)
 }
 
 /// The `.npz` written with `-o` and its sidecar, checked against every
