@@ -3,7 +3,9 @@
 from typing import List, Optional, Sequence, Tuple, Union
 
 class Module:
-    """An HLO module, immutable: passes give a new one."""
+    """An HLO module, immutable: passes give a new one. Copies are the
+    module itself; pickle keeps its text, which prints back byte for byte
+    (a module read from a proto: the proto)."""
 
     @staticmethod
     def from_text(text: str, file: str = "<string>") -> "Module":

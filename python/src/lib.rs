@@ -5,31 +5,52 @@
 use hlo_opt::driver::check_numerics::{CheckConfig, CheckError, NumericsCheck, PassCheck};
 use hlo_opt::interp::array::{Array, Value};
 use hlo_opt::interp::npy::NpyArray;
+use hlo_opt::interp::{Cancel, EvalOptions};
 use hlo_opt::ir::verify::{verify, VerifyError};
 use hlo_opt::ir::{Module, PrintOptions};
 use hlo_opt::passes::{registry, PassError, PassRun, ReportEntry};
 use hlo_opt::text::ParseError;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
-use pyo3::IntoPyObjectExt;
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple, PyType};
+use pyo3::{IntoPyObjectExt, PyClass};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// An HLO module, immutable: passes give a new one.
 #[pyclass(name = "Module", module = "hlo_opt", frozen)]
 struct HloModule {
     inner: Module,
+    /// Read from a binary proto (or made by passes from one): it is
+    /// pickled as a proto, whose ids and fields its text would lose.
+    from_proto: bool,
 }
 
 #[pymethods]
 impl HloModule {
     /// Parses and verifies HLO text; `file` names it in errors.
     #[staticmethod]
-    #[pyo3(signature = (text, file = "<string>"))]
-    fn from_text(py: Python<'_>, text: &str, file: &str) -> PyResult<HloModule> {
+    #[pyo3(signature = (text, file = None), text_signature = "(text, file='<string>')")]
+    fn from_text(
+        py: Python<'_>,
+        text: &Bound<'_, PyString>,
+        file: Option<&Bound<'_, PyString>>,
+    ) -> PyResult<HloModule> {
+        // The name is only shown in messages: a character UTF-8 cannot
+        // hold is shown replaced.
+        let file = match file {
+            None => "<string>".to_string(),
+            Some(f) => lossy(f)?,
+        };
+        let bytes = text
+            .encode_utf8()
+            .map_err(|e| not_utf8_error(py, text, &file, e))?;
+        let text = std::str::from_utf8(bytes.as_bytes())
+            .map_err(|e| parse_error(py, &ParseError::at(&file, "", 0, e.to_string())))?;
         let module = py
-            .detach(|| hlo_opt::text::parse_module(text, file))
+            .detach(|| hlo_opt::text::parse_module(text, &file))
             .map_err(|e| parse_error(py, &e))?;
-        verified(py, module, file)
+        verified(py, module, &file, Some(text))
     }
 
     /// Reads and verifies a binary `HloModuleProto`.
@@ -38,7 +59,10 @@ impl HloModule {
         let module = py
             .detach(|| hlo_opt::proto::read_module(data))
             .map_err(|e| proto_error(py, &e.to_string()))?;
-        verified(py, module, "<proto>")
+        verified(py, module, "<proto>", None).map(|m| HloModule {
+            from_proto: true,
+            ..m
+        })
     }
 
     /// The module as HLO text: as it was written, or XLA's short form.
@@ -100,6 +124,32 @@ impl HloModule {
             self.inner.instruction_count()
         )
     }
+
+    /// Pickled as its text, which prints back byte for byte (and keeps how
+    /// it was written); a module read from a proto as the proto, whose
+    /// ids and fields the text lacks.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let module = slf.get();
+        let class = slf.get_type();
+        if module.from_proto {
+            let bytes = module.to_proto(py)?;
+            return Ok((class.getattr("from_proto")?, (bytes,).into_pyobject(py)?));
+        }
+        let args = (module.to_text(py, false),).into_pyobject(py)?;
+        Ok((class.getattr("from_text")?, args))
+    }
+
+    // Immutable: a copy is the module itself, as for a str.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
 }
 
 /// A pass this tool knows.
@@ -113,8 +163,30 @@ struct PassInfo {
 
 #[pymethods]
 impl PassInfo {
+    #[new]
+    fn new(name: String, summary: String, default: bool) -> Self {
+        PassInfo {
+            name,
+            summary,
+            default,
+        }
+    }
+
     fn __repr__(&self) -> String {
         format!("<PassInfo {}>", self.name)
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let s = slf.get();
+        reduced(slf, (&s.name, &s.summary, s.default))
+    }
+
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
     }
 }
 
@@ -132,12 +204,45 @@ struct ReportEntryInfo {
 
 #[pymethods]
 impl ReportEntryInfo {
+    #[new]
+    fn new(
+        kind: String,
+        computation: String,
+        instruction: String,
+        reason: String,
+        text: String,
+    ) -> Self {
+        ReportEntryInfo {
+            kind,
+            computation,
+            instruction,
+            reason,
+            text,
+        }
+    }
+
     fn __str__(&self) -> String {
         self.text.clone()
     }
 
     fn __repr__(&self) -> String {
         format!("<ReportEntry {}>", self.text)
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let s = slf.get();
+        reduced(
+            slf,
+            (&s.kind, &s.computation, &s.instruction, &s.reason, &s.text),
+        )
+    }
+
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
     }
 }
 
@@ -153,6 +258,29 @@ struct PassReport {
 
 #[pymethods]
 impl PassReport {
+    #[new]
+    fn new(name: String, changed: bool, time: f64, entries: Vec<Py<ReportEntryInfo>>) -> Self {
+        PassReport {
+            name,
+            changed,
+            time,
+            entries,
+        }
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let s = slf.get();
+        reduced(slf, (&s.name, s.changed, s.time, &s.entries))
+    }
+
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<PassReport {} {} {:.3} ms, {} entries>",
@@ -175,6 +303,53 @@ struct OutputCheck {
     ok: bool,
 }
 
+#[pymethods]
+impl OutputCheck {
+    #[new]
+    fn new(
+        name: String,
+        shape: String,
+        max_abs: f64,
+        max_rel: f64,
+        tolerance: f64,
+        ok: bool,
+    ) -> Self {
+        OutputCheck {
+            name,
+            shape,
+            max_abs,
+            max_rel,
+            tolerance,
+            ok,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<OutputCheck {} {} {}>",
+            self.name,
+            self.shape,
+            if self.ok { "ok" } else { "FAIL" }
+        )
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let s = slf.get();
+        reduced(
+            slf,
+            (&s.name, &s.shape, s.max_abs, s.max_rel, s.tolerance, s.ok),
+        )
+    }
+
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+}
+
 /// What the numerical check saw after one pass.
 #[pyclass(module = "hlo_opt", frozen, get_all)]
 struct PassCheckInfo {
@@ -191,9 +366,63 @@ struct PassCheckInfo {
 
 #[pymethods]
 impl PassCheckInfo {
+    #[new]
+    fn new(
+        name: String,
+        changed: bool,
+        how: String,
+        outputs: Vec<Py<OutputCheck>>,
+        unchecked: Vec<String>,
+        table: String,
+    ) -> Self {
+        PassCheckInfo {
+            name,
+            changed,
+            how,
+            outputs,
+            unchecked,
+            table,
+        }
+    }
+
     fn __str__(&self) -> String {
         self.table.clone()
     }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let s = slf.get();
+        reduced(
+            slf,
+            (
+                &s.name,
+                s.changed,
+                &s.how,
+                &s.outputs,
+                &s.unchecked,
+                &s.table,
+            ),
+        )
+    }
+
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+}
+
+/// What `__reduce__` gives pickle: the class and its constructor's
+/// arguments (the fields, in order).
+type Reduced<'py> = (Bound<'py, PyType>, Bound<'py, PyTuple>);
+
+fn reduced<'py, A>(slf: &Bound<'py, impl PyClass>, fields: A) -> PyResult<Reduced<'py>>
+where
+    A: IntoPyObject<'py, Target = PyTuple, Output = Bound<'py, PyTuple>>,
+{
+    let args = fields.into_pyobject(slf.py()).map_err(Into::into)?;
+    Ok((slf.as_any().get_type(), args))
 }
 
 /// Every pass, in the registry's order.
@@ -226,6 +455,7 @@ fn run(
         contract(py, &module.inner)?;
     }
     let mut out = module.inner.clone();
+    let interrupts = Interrupts::new();
     // The passes run without the GIL; a pipeline is made on that side.
     let runs = py
         .detach(|| {
@@ -236,14 +466,18 @@ fn run(
                         message: e,
                     }
                 })?;
-            p.run(&mut out)
+            p.run_with(&mut out, &mut |run, _| interrupts.between_passes(run))
         })
-        .map_err(|e| pass_error(py, &e))?;
+        .map_err(|e| interrupts.raised().unwrap_or_else(|| pass_error(py, &e)))?;
     let reports = runs
         .iter()
         .map(|r| pass_report(py, r))
         .collect::<PyResult<_>>()?;
-    Ok((HloModule { inner: out }, reports))
+    let out = HloModule {
+        inner: out,
+        from_proto: module.from_proto,
+    };
+    Ok((out, reports))
 }
 
 /// Runs passes on a copy of `module` under the reference interpreter:
@@ -262,9 +496,11 @@ fn check_numerics(
 ) -> PyResult<Vec<PassCheckInfo>> {
     let list = pass_list(passes)?;
     pipeline(py, list.as_deref(), all_computations)?;
+    let interrupts = Interrupts::new();
     let cfg = CheckConfig {
         seed,
         accept_unchecked,
+        eval: interrupts.eval_options(),
         ..CheckConfig::default()
     };
     let mut out = module.inner.clone();
@@ -278,9 +514,15 @@ fn check_numerics(
             })?;
         let mut ignore = |_: &PassCheck| {};
         let mut check = NumericsCheck::new(&out, &cfg, &mut ignore);
-        let result = pipeline.run_with(&mut out, &mut |run, m| check.after(run, m));
+        let result = pipeline.run_with(&mut out, &mut |run, m| {
+            interrupts.between_passes(run)?;
+            check.after(run, m)
+        });
         check.finish(result)
     });
+    if let (Err(_), Some(interrupt)) = (&result, interrupts.raised()) {
+        return Err(interrupt);
+    }
     match result {
         Ok((_, checks)) => checks.iter().map(|c| pass_check(py, c)).collect(),
         Err(CheckError::Pass(e)) => Err(pass_error(py, &e)),
@@ -365,9 +607,15 @@ fn evaluate_raw(
         None => hlo_opt::interp::random::random_inputs(m, seed)
             .map_err(|e| eval_error(e.to_string()))?,
     };
+    let interrupts = Interrupts::new();
+    let options = interrupts.eval_options();
     let result = py
-        .detach(|| hlo_opt::interp::evaluate(m, &args))
-        .map_err(|e| eval_error(e.to_string()))?;
+        .detach(|| hlo_opt::interp::evaluate_with(m, &args, &options))
+        .map_err(|e| {
+            interrupts
+                .raised()
+                .unwrap_or_else(|| eval_error(e.to_string()))
+        })?;
     result
         .leaves()
         .iter()
@@ -441,30 +689,169 @@ fn proto_error(py: Python<'_>, message: &str) -> PyErr {
     })
 }
 
-fn verified(py: Python<'_>, module: Module, file: &str) -> PyResult<HloModule> {
+/// `module` once the verifier accepts it; `text` (what it was parsed
+/// from) gives a refusal its source line, as the command line shows it.
+fn verified(py: Python<'_>, module: Module, file: &str, text: Option<&str>) -> PyResult<HloModule> {
     match verify(&module) {
-        Ok(()) => Ok(HloModule { inner: module }),
-        Err(e) => Err(verify_error(py, &e, file)),
+        Ok(()) => Ok(HloModule {
+            inner: module,
+            from_proto: false,
+        }),
+        Err(e) => Err(verify_error(py, &e, file, text)),
     }
 }
 
-fn verify_error(py: Python<'_>, e: &VerifyError, file: &str) -> PyErr {
-    let (line, column) = match e.pos {
-        Some(p) => (Some(p.line), Some(p.column)),
-        None => (None, None),
+fn verify_error(py: Python<'_>, e: &VerifyError, file: &str, text: Option<&str>) -> PyErr {
+    let message = format!("invalid module: {e}");
+    let Some(pos) = e.pos else {
+        return error_with(
+            py,
+            "ParseError",
+            format!("{file}: error: {message}"),
+            || Ok(vec![("file", py_obj(py, file)?)]),
+        );
     };
-    let at = match (line, column) {
-        (Some(l), Some(c)) => format!("{file}:{l}:{c}"),
-        _ => file.to_string(),
+    let (line, column) = (pos.line as usize, pos.column as usize);
+    let source_line = text.and_then(|t| t.split('\n').nth(line.checked_sub(1)?));
+    match source_line {
+        Some(source_line) => parse_error(
+            py,
+            &ParseError {
+                file: file.to_string(),
+                line,
+                column,
+                message,
+                source_line: source_line.to_string(),
+            },
+        ),
+        None => error_with(
+            py,
+            "ParseError",
+            format!("{file}:{line}:{column}: error: {message}"),
+            || {
+                Ok(vec![
+                    ("file", py_obj(py, file)?),
+                    ("line", py_obj(py, line)?),
+                    ("column", py_obj(py, column)?),
+                ])
+            },
+        ),
+    }
+}
+
+/// A `ParseError` at the first character of `text` UTF-8 cannot hold (a
+/// lone surrogate), from the `UnicodeEncodeError` encoding it raised.
+fn not_utf8_error(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    file: &str,
+    encode_error: PyErr,
+) -> PyErr {
+    let located = || -> PyResult<PyErr> {
+        let start: usize = encode_error.value(py).getattr("start")?.extract()?;
+        let bad = text.get_item(start)?;
+        let code: u32 = py
+            .import("builtins")?
+            .getattr("ord")?
+            .call1((bad,))?
+            .extract()?;
+        let lossy = lossy(text)?;
+        let offset: usize = lossy.chars().take(start).map(char::len_utf8).sum();
+        let message = format!(
+            "U+{code:04X} is a lone surrogate, which UTF-8 cannot hold (HLO text is UTF-8)"
+        );
+        Ok(parse_error(
+            py,
+            &ParseError::at(file, &lossy, offset, message),
+        ))
     };
-    let message = format!("{at}: error: invalid module: {e}");
-    error_with(py, "ParseError", message, || {
-        Ok(vec![
-            ("file", py_obj(py, file)?),
-            ("line", py_obj(py, line)?),
-            ("column", py_obj(py, column)?),
-        ])
-    })
+    located().unwrap_or(encode_error)
+}
+
+/// `s` with each lone surrogate replaced by one U+FFFD (UTF-8's lossy
+/// decoding would make three), so that characters count as Python's do.
+fn lossy(s: &Bound<'_, PyString>) -> PyResult<String> {
+    let utf16 = s.call_method1("encode", ("utf-16-le", "surrogatepass"))?;
+    let units: Vec<u16> = utf16
+        .cast::<PyBytes>()?
+        .as_bytes()
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    Ok(String::from_utf16_lossy(&units))
+}
+
+/// Python's signals (Ctrl-C) while the binding runs without the GIL. The
+/// interpreter's cancel hook and the pipeline between passes ask
+/// [`Interrupts::poll`], which takes the GIL at most every
+/// [`SIGNAL_INTERVAL`] to run Python's signal handlers; the exception a
+/// handler raised (`KeyboardInterrupt`) stops the run and is raised in
+/// place of the run's own error.
+struct Interrupts {
+    state: Mutex<InterruptState>,
+}
+
+struct InterruptState {
+    last_check: Instant,
+    raised: Option<PyErr>,
+}
+
+/// How often the GIL is taken to check for signals: well under the second
+/// a user waits after Ctrl-C, and rare enough to cost nothing.
+const SIGNAL_INTERVAL: Duration = Duration::from_millis(50);
+
+impl Interrupts {
+    fn new() -> Arc<Interrupts> {
+        Arc::new(Interrupts {
+            state: Mutex::new(InterruptState {
+                last_check: Instant::now(),
+                raised: None,
+            }),
+        })
+    }
+
+    /// Whether a signal handler raised: then the run must stop.
+    fn poll(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.raised.is_some() {
+            return true;
+        }
+        if state.last_check.elapsed() < SIGNAL_INTERVAL {
+            return false;
+        }
+        if let Err(e) = Python::attach(|py| py.check_signals()) {
+            state.raised = Some(e);
+            return true;
+        }
+        state.last_check = Instant::now();
+        false
+    }
+
+    /// The interpreter's options, with [`Self::poll`] as its cancel hook.
+    fn eval_options(self: &Arc<Self>) -> EvalOptions {
+        let me = Arc::clone(self);
+        EvalOptions {
+            cancel: Some(Cancel::new(move || me.poll())),
+            ..EvalOptions::default()
+        }
+    }
+
+    /// Stops a pipeline after `run`'s pass when a signal handler raised.
+    fn between_passes(&self, run: &PassRun) -> Result<(), PassError> {
+        if self.poll() {
+            return Err(PassError::After {
+                pass: run.name,
+                message: "interrupted".to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The exception a signal handler raised, if one stopped the run.
+    fn raised(&self) -> Option<PyErr> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.raised.take()
+    }
 }
 
 fn parse_error(py: Python<'_>, e: &ParseError) -> PyErr {

@@ -9,13 +9,13 @@
 //! compared (named `d<k>:out<i>`).
 
 use crate::interp::array::{largest_array, Array, Value, MAX_ELEMENTS};
-use crate::interp::collective::{evaluate_devices, lockstep_topology, random_device_inputs};
+use crate::interp::collective::{evaluate_devices_with, lockstep_topology, random_device_inputs};
 use crate::interp::compare::{
     check_rtol, compare_with, compare_with_floor, max_abs_diff, perturb_inputs, rtol, Diff,
     OutputRow, NOISE_FACTOR,
 };
-use crate::interp::region::check_regions;
-use crate::interp::{evaluate, ErrorKind, EvalError};
+use crate::interp::region::check_regions_with;
+use crate::interp::{evaluate_with, ErrorKind, EvalError, EvalOptions};
 use crate::ir::{Module, PrimitiveType};
 use crate::passes::{Pass, PassError, PassOptions, PassRun, Pipeline};
 use std::fmt;
@@ -191,6 +191,8 @@ pub struct CheckConfig {
     /// Finish without an error when some regions could not be checked
     /// (they are still listed in the tables).
     pub accept_unchecked: bool,
+    /// Every evaluation's limits and cancel hook.
+    pub eval: EvalOptions,
 }
 
 impl Default for CheckConfig {
@@ -201,6 +203,7 @@ impl Default for CheckConfig {
             tolerance_scale: 1.0,
             verify_each: true,
             accept_unchecked: false,
+            eval: EvalOptions::default(),
         }
     }
 }
@@ -361,7 +364,7 @@ struct CheckState {
 /// Whether an evaluation failure means "check region by region instead":
 /// the interpreter lacks something, or a size limit was hit.
 fn falls_back(e: &EvalError) -> bool {
-    e.kind != ErrorKind::Invalid
+    matches!(e.kind, ErrorKind::Unsupported | ErrorKind::Limit)
 }
 
 impl CheckState {
@@ -383,7 +386,7 @@ impl CheckState {
             };
         }
         let why = match &self.whole {
-            Whole::Runs(reference) => match outputs(after, &reference.inputs) {
+            Whole::Runs(reference) => match outputs(after, &reference.inputs, &cfg.eval) {
                 Ok(got) => return self.compare_whole(check, got, after, names_before, cfg),
                 Err(e) if falls_back(&e) => format!("after this pass, {e}"),
                 Err(error) => {
@@ -396,13 +399,11 @@ impl CheckState {
             Whole::Cannot(why) => why.clone(),
             Whole::Untried => unreachable!("the reference was just tried"),
         };
-        let regions =
-            check_regions(before, after, cfg.seed, cfg.tolerance_scale).map_err(|error| {
-                CheckError::Eval {
-                    pass: Some(pass),
-                    error,
-                }
-            })?;
+        let regions = check_regions_with(before, after, cfg.seed, cfg.tolerance_scale, &cfg.eval)
+            .map_err(|error| CheckError::Eval {
+            pass: Some(pass),
+            error,
+        })?;
         check.by_region = Some(why);
         for r in regions {
             let line = r.describe();
@@ -482,7 +483,7 @@ impl CheckState {
                     .map(|inputs| perturb_inputs(inputs, cfg.seed))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(before)?;
-                self.noise = Some(outputs(&self.original, &perturbed).map_err(before)?);
+                self.noise = Some(outputs(&self.original, &perturbed, &cfg.eval).map_err(before)?);
             }
             let noise = self.noise.as_deref().unwrap_or_default();
             for r in failing {
@@ -520,17 +521,21 @@ impl Reference {
             (Some(t), Some(v)) => vec![v.clone(); t.devices()],
             (Some(t), None) => random_device_inputs(module, &t, cfg.seed)?,
         };
-        let outputs = outputs(module, &inputs)?;
+        let outputs = outputs(module, &inputs, &cfg.eval)?;
         Ok(Reference { inputs, outputs })
     }
 }
 
-/// Each device's outputs: [`evaluate`] for one device, else
-/// [`evaluate_devices`] (the module must still run on as many devices).
-fn outputs(module: &Module, inputs: &[Vec<Value>]) -> Result<Vec<Vec<Arc<Array>>>, EvalError> {
+/// Each device's outputs: [`evaluate_with`] for one device, else
+/// [`evaluate_devices_with`] (the module must still run on as many devices).
+fn outputs(
+    module: &Module,
+    inputs: &[Vec<Value>],
+    options: &EvalOptions,
+) -> Result<Vec<Vec<Arc<Array>>>, EvalError> {
     Ok(match inputs {
-        [one] => vec![evaluate(module, one)?.leaves()],
-        _ => evaluate_devices(module, inputs)?
+        [one] => vec![evaluate_with(module, one, options)?.leaves()],
+        _ => evaluate_devices_with(module, inputs, options)?
             .iter()
             .map(Value::leaves)
             .collect(),

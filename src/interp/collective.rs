@@ -39,7 +39,9 @@
 use super::array::{shape_dims, Array, Data, Value};
 use super::elementwise::{self as ew, BinOp};
 use super::reduce::scalar_at;
-use super::{err, shape_ops, Combiner, EvalError, Interpreter, Result};
+use super::{
+    err, instruction_work, shape_ops, Combiner, EvalError, EvalOptions, Interpreter, Result,
+};
 use crate::ir::attrs::{AxisRef, Iota, MeshAxis, MeshDevices, ReplicaGroups, Sharding, Typed};
 use crate::ir::{AttrValue, Computation, Instruction, Module, Opcode, PrimitiveType, Shape};
 use std::sync::Arc;
@@ -936,6 +938,15 @@ fn zeros(shape: &Shape) -> Result<Value> {
 /// of replica r, partition p is `r * num_partitions + p`). Returns each
 /// device's result.
 pub fn evaluate_devices(module: &Module, args: &[Vec<Value>]) -> Result<Vec<Value>> {
+    evaluate_devices_with(module, args, &EvalOptions::default())
+}
+
+/// [`evaluate_devices`] under `options` (limits, a cancel hook).
+pub fn evaluate_devices_with(
+    module: &Module,
+    args: &[Vec<Value>],
+    options: &EvalOptions,
+) -> Result<Vec<Value>> {
     let topo = topology(module)?;
     let n = topo.devices();
     if args.len() != n {
@@ -947,7 +958,7 @@ pub fn evaluate_devices(module: &Module, args: &[Vec<Value>]) -> Result<Vec<Valu
         )));
     }
     let interps: Vec<Interpreter> = (0..n)
-        .map(|d| Interpreter::for_device(module, topo, d))
+        .map(|d| Interpreter::for_device(module, topo, d, options.clone()))
         .collect();
     let entry = module
         .entry_opt()
@@ -978,7 +989,7 @@ pub fn evaluate_devices(module: &Module, args: &[Vec<Value>]) -> Result<Vec<Valu
                 })
                 .collect::<Result<_>>()
                 .map_err(|e| e.locate(comp, instr))?;
-            if is_collective(instr.opcode) {
+            let results: Vec<Value> = if is_collective(instr.opcode) {
                 exchange(&interps[0], &topo, instr, &all, &ops)
             } else {
                 interps
@@ -992,7 +1003,14 @@ pub fn evaluate_devices(module: &Module, args: &[Vec<Value>]) -> Result<Vec<Valu
                     })
                     .collect()
             }
-            .map_err(|e| e.locate(comp, instr))?
+            .map_err(|e| e.locate(comp, instr))?;
+            let work = ops
+                .iter()
+                .zip(&results)
+                .map(|(o, v)| instruction_work(o, v))
+                .fold(0, u64::saturating_add);
+            interps[0].tick(work)?;
+            results
         };
         for (d, v) in results.into_iter().enumerate() {
             if !v.matches(&instr.shape) {

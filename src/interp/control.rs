@@ -113,6 +113,7 @@ fn while_loop(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<V
             _ => return Err(err("while condition did not return pred[]")),
         }
         n += 1;
+        it.poll_cancel()?;
         if n > it.options.max_while_iterations {
             return Err(super::limit(format!(
                 "while loop ran more than {} iterations",

@@ -24,6 +24,7 @@
 pub mod array;
 pub mod attrs;
 pub mod batchnorm;
+pub mod cancel;
 pub mod collective;
 pub mod compare;
 pub mod complex;
@@ -48,7 +49,8 @@ use crate::ir::literal::Literal;
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode};
 use crate::util::FxMap;
 pub use array::{Array, Data, Value};
-pub use collective::{evaluate_devices, Topology};
+pub use cancel::Cancel;
+pub use collective::{evaluate_devices, evaluate_devices_with, Topology};
 use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::rc::Rc;
@@ -68,6 +70,9 @@ pub enum ErrorKind {
     /// A size limit: an array past [`array::MAX_ELEMENTS`], a `while` past
     /// its iteration limit.
     Limit,
+    /// Stopped from outside ([`EvalOptions::cancel`]): says nothing about
+    /// the module.
+    Cancelled,
 }
 
 /// An evaluation failure: what went wrong, and where.
@@ -116,6 +121,14 @@ pub fn limit(message: impl Into<String>) -> EvalError {
     }
 }
 
+/// The evaluation was stopped by its [`EvalOptions::cancel`] hook.
+pub fn cancelled() -> EvalError {
+    EvalError {
+        kind: ErrorKind::Cancelled,
+        ..err("evaluation interrupted")
+    }
+}
+
 impl EvalError {
     pub(crate) fn locate(mut self, comp: &Computation, instr: &Instruction) -> EvalError {
         if self.instruction.is_none() {
@@ -153,7 +166,8 @@ impl fmt::Display for EvalError {
 
 impl std::error::Error for EvalError {}
 
-/// Limits that keep a bad module from running forever.
+/// Limits that keep a bad module from running forever, and a way to stop
+/// a long one.
 #[derive(Clone, Debug)]
 pub struct EvalOptions {
     /// A `while` that runs more iterations than this is an error.
@@ -163,6 +177,9 @@ pub struct EvalOptions {
     /// nesting is a level of the host's stack, and this bound keeps it
     /// within a 2 MiB thread stack (what tests and threads get).
     pub max_call_depth: usize,
+    /// Asked now and then whether to stop ([`cancel`]'s rate); `None`:
+    /// the evaluation runs to its end.
+    pub cancel: Option<Cancel>,
 }
 
 /// The default [`EvalOptions::max_call_depth`].
@@ -173,6 +190,7 @@ impl Default for EvalOptions {
         EvalOptions {
             max_while_iterations: 10_000_000,
             max_call_depth: MAX_CALL_DEPTH,
+            cancel: None,
         }
     }
 }
@@ -203,6 +221,8 @@ pub struct Interpreter<'m> {
     lockstep: bool,
     /// How many computations are being evaluated, one inside another.
     depth: std::cell::Cell<usize>,
+    /// Work done since the cancel hook was last asked ([`cancel`]).
+    work_since_poll: std::cell::Cell<u64>,
 }
 
 /// What a reducer/scatter/sort computation does, when it is one op.
@@ -224,6 +244,11 @@ pub enum Combiner {
 /// Evaluates the entry computation of `module` on `args`.
 pub fn evaluate(module: &Module, args: &[Value]) -> Result<Value> {
     Interpreter::new(module).run(args)
+}
+
+/// [`evaluate`] under `options` (limits, a cancel hook).
+pub fn evaluate_with(module: &Module, args: &[Value], options: &EvalOptions) -> Result<Value> {
+    Interpreter::with_options(module, options.clone()).run(args)
 }
 
 /// [`evaluate`] on literals.
@@ -252,17 +277,54 @@ impl<'m> Interpreter<'m> {
             topology: OnceCell::new(),
             lockstep: false,
             depth: std::cell::Cell::new(0),
+            work_since_poll: std::cell::Cell::new(0),
         }
+    }
+
+    pub fn with_options(module: &'m Module, options: EvalOptions) -> Interpreter<'m> {
+        Interpreter {
+            options,
+            ..Interpreter::new(module)
+        }
+    }
+
+    /// Counts `work` ([`cancel::POLL_WORK`]'s unit) and, once enough was
+    /// done since the last time, asks the cancel hook whether to stop.
+    pub(crate) fn tick(&self, work: u64) -> Result<()> {
+        let Some(cancel) = &self.options.cancel else {
+            return Ok(());
+        };
+        let done = self.work_since_poll.get().saturating_add(work);
+        if done < cancel::POLL_WORK {
+            self.work_since_poll.set(done);
+            return Ok(());
+        }
+        self.work_since_poll.set(0);
+        if cancel.requested() {
+            return Err(cancelled());
+        }
+        Ok(())
+    }
+
+    /// Asks the cancel hook now (once per `while` iteration: an iteration
+    /// may be one heavy op).
+    pub(crate) fn poll_cancel(&self) -> Result<()> {
+        self.tick(cancel::POLL_WORK)
     }
 
     /// The interpreter of device `device` of `topology`, in a lockstep
     /// evaluation ([`evaluate_devices`]).
-    pub fn for_device(module: &'m Module, topology: Topology, device: usize) -> Interpreter<'m> {
+    pub fn for_device(
+        module: &'m Module,
+        topology: Topology,
+        device: usize,
+        options: EvalOptions,
+    ) -> Interpreter<'m> {
         Interpreter {
             device,
             lockstep: true,
             topology: OnceCell::from(topology),
-            ..Interpreter::new(module)
+            ..Interpreter::with_options(module, options)
         }
     }
 
@@ -388,8 +450,11 @@ impl<'m> Interpreter<'m> {
                     })
                     .collect::<Result<Vec<&Value>>>()
                     .map_err(|e| e.locate(comp, instr))?;
-                self.eval_instr(comp, instr, &ops, args)
-                    .map_err(|e| e.locate(comp, instr))?
+                let v = self
+                    .eval_instr(comp, instr, &ops, args)
+                    .map_err(|e| e.locate(comp, instr))?;
+                self.tick(instruction_work(&ops, &v))?;
+                v
             };
             if !v.matches(&instr.shape) {
                 return Err(err(format!(
@@ -574,6 +639,19 @@ impl<'m> Interpreter<'m> {
         let args: Vec<Value> = ops.iter().map(|v| (*v).clone()).collect();
         self.call(c, &args)
     }
+}
+
+/// What evaluating an instruction cost, for [`Interpreter::tick`]: the
+/// elements it read and wrote (a tuple is references), and a fixed cost.
+pub(crate) fn instruction_work(ops: &[&Value], result: &Value) -> u64 {
+    let elements = |v: &Value| match v {
+        Value::Array(a) => a.len() as u64,
+        _ => 0,
+    };
+    ops.iter().map(|v| elements(v)).fold(
+        cancel::INSTRUCTION_WORK + elements(result),
+        u64::saturating_add,
+    )
 }
 
 /// Operand `i` as an array.

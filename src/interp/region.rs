@@ -21,7 +21,7 @@
 
 use super::compare::{check_rtol, compare_with, OutputRow};
 use super::custom::config_axis;
-use super::{evaluate, random::random_inputs, ErrorKind, Result};
+use super::{evaluate_with, random::random_inputs, ErrorKind, EvalOptions, Result};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode, Payload, Shape};
 use crate::util::{FxMap, FxSet};
 use std::sync::Arc;
@@ -76,13 +76,30 @@ pub fn check_regions(
     seed: u64,
     tolerance_scale: f64,
 ) -> Result<Vec<RegionCheck>> {
+    check_regions_with(
+        before,
+        after,
+        seed,
+        tolerance_scale,
+        &EvalOptions::default(),
+    )
+}
+
+/// [`check_regions`], evaluating under `options` (limits, a cancel hook).
+pub fn check_regions_with(
+    before: &Module,
+    after: &Module,
+    seed: u64,
+    tolerance_scale: f64,
+    options: &EvalOptions,
+) -> Result<Vec<RegionCheck>> {
     let mut checks = Vec::new();
     for (ca, comp) in after.computations() {
         let Some(cb) = before.find_computation(&comp.name) else {
             continue;
         };
         if let Some(diff) = Diff::new(before, cb, after, ca) {
-            checks.push(diff.check(seed, tolerance_scale)?);
+            checks.push(diff.check(seed, tolerance_scale, options)?);
         }
     }
     Ok(checks)
@@ -183,7 +200,7 @@ impl<'m> Diff<'m> {
         })
     }
 
-    fn check(&self, seed: u64, tolerance_scale: f64) -> Result<RegionCheck> {
+    fn check(&self, seed: u64, tolerance_scale: f64, options: &EvalOptions) -> Result<RegionCheck> {
         let dims = DimClasses::analyse(self);
         let sliced = dims.needs_slicing(self);
         let shape = |side: Which, id: InstrId| -> Arc<Shape> {
@@ -210,10 +227,10 @@ impl<'m> Diff<'m> {
         });
         let (a, b) = (self.after.computation(), self.before.computation());
         let evaluated = random_inputs(&before_module, seed).and_then(|inputs| {
-            let want =
-                evaluate(&before_module, &inputs).map_err(|e| side_error(e, "before the pass"))?;
-            let got =
-                evaluate(&after_module, &inputs).map_err(|e| side_error(e, "after the pass"))?;
+            let want = evaluate_with(&before_module, &inputs, options)
+                .map_err(|e| side_error(e, "before the pass"))?;
+            let got = evaluate_with(&after_module, &inputs, options)
+                .map_err(|e| side_error(e, "after the pass"))?;
             Ok((want.leaves(), got.leaves()))
         });
         let (want, got) = match evaluated {
