@@ -82,6 +82,14 @@ struct Cli {
     #[arg(long, requires = "check_numerics")]
     accept_unchecked: bool,
 
+    /// With --check-numerics: the memory its evaluations may hold at once
+    /// (`512M`, `4G`, `4GiB`, bytes); a module needing more is refused
+    /// before it runs. Default: half of the memory available at the start
+    /// (or of what `ulimit -v` allows, if less).
+    #[arg(long, value_name = "SIZE", requires = "check_numerics",
+          value_parser = hlo_opt::interp::budget::parse_size)]
+    memory_limit: Option<u64>,
+
     /// Write the module after every pass that changed it into DIR (created
     /// if need be), as `NN.<pass>.hlo` in run order, and the input as
     /// `00.input.hlo`: what XLA's `--xla_dump_hlo_pass_re=.*` gives.
@@ -196,6 +204,10 @@ fn run(cli: &Cli) -> Result<(), String> {
         seed: cli.check_seed,
         verify_each: pipeline.verify_each,
         accept_unchecked: cli.accept_unchecked,
+        memory_budget: match cli.memory_limit {
+            Some(bytes) => hlo_opt::interp::budget::Budget::given(bytes, "--memory-limit"),
+            None => hlo_opt::interp::budget::Budget::available("--memory-limit"),
+        },
         ..CheckConfig::default()
     };
     let mut print_table = |c: &PassCheck| diag::diag(&c.table());

@@ -9,12 +9,13 @@
 //! compared (named `d<k>:out<i>`).
 
 use crate::interp::array::{largest_array, Array, Value, MAX_ELEMENTS};
+use crate::interp::budget::{estimate, Budget, Need};
 use crate::interp::collective::{evaluate_devices, lockstep_topology, random_device_inputs};
 use crate::interp::compare::{
     check_rtol, compare_with, compare_with_floor, max_abs_diff, perturb_inputs, rtol, Diff,
     OutputRow, NOISE_FACTOR,
 };
-use crate::interp::region::check_regions;
+use crate::interp::region::check_regions_within;
 use crate::interp::{evaluate, ErrorKind, EvalError};
 use crate::ir::{Module, PrimitiveType};
 use crate::passes::{Pass, PassError, PassOptions, PassRun, Pipeline};
@@ -191,6 +192,9 @@ pub struct CheckConfig {
     /// Finish without an error when some regions could not be checked
     /// (they are still listed in the tables).
     pub accept_unchecked: bool,
+    /// The memory the evaluations may hold at once; a module past it is
+    /// refused before it is evaluated ([`ErrorKind::Memory`]).
+    pub memory_budget: Budget,
 }
 
 impl Default for CheckConfig {
@@ -201,6 +205,7 @@ impl Default for CheckConfig {
             tolerance_scale: 1.0,
             verify_each: true,
             accept_unchecked: false,
+            memory_budget: Budget::available("--memory-limit"),
         }
     }
 }
@@ -253,6 +258,7 @@ impl<'a> NumericsCheck<'a> {
                 _ => Whole::Untried,
             },
             noise: None,
+            original_need: estimate(module),
         };
         NumericsCheck {
             state,
@@ -356,12 +362,37 @@ struct CheckState {
     whole: Whole,
     /// The outputs on inputs perturbed by rounding, when first needed.
     noise: Option<Vec<Vec<Arc<Array>>>>,
+    /// What evaluating the original needs.
+    original_need: Need,
 }
 
 /// Whether an evaluation failure means "check region by region instead":
-/// the interpreter lacks something, or a size limit was hit.
+/// the interpreter lacks something, or a size limit was hit (not the
+/// memory budget: regions of a module past it would be refused too, or
+/// check far less than asked).
 fn falls_back(e: &EvalError) -> bool {
-    e.kind != ErrorKind::Invalid
+    matches!(e.kind, ErrorKind::Unsupported | ErrorKind::Limit)
+}
+
+/// An error unless evaluating `module` fits the budget beside what a
+/// checked run holds meanwhile: the reference's inputs and outputs, the
+/// rounding-noise outputs (each device's, in lockstep) and the
+/// comparison's f64 copies of an output pair.
+fn check_memory(module: &Module, original: &Need, cfg: &CheckConfig) -> Result<(), EvalError> {
+    let need = estimate(module);
+    let devices = lockstep_topology(module)
+        .ok()
+        .flatten()
+        .map_or(1, |t| t.devices() as u64);
+    let per_device = need
+        .peak
+        .saturating_add(original.inputs)
+        .saturating_add(original.outputs.saturating_mul(2));
+    let total = per_device
+        .saturating_mul(devices)
+        .saturating_add(original.largest_output.saturating_mul(16));
+    cfg.memory_budget
+        .check("--check-numerics' evaluation", total, &need)
 }
 
 impl CheckState {
@@ -376,6 +407,8 @@ impl CheckState {
     ) -> Result<(), CheckError> {
         let pass = check.pass;
         if let Whole::Untried = self.whole {
+            check_memory(&self.original, &self.original_need, cfg)
+                .map_err(|error| CheckError::Eval { pass: None, error })?;
             self.whole = match Reference::new(&self.original, cfg) {
                 Ok(r) => Whole::Runs(r),
                 Err(e) if falls_back(&e) => Whole::Cannot(e.to_string()),
@@ -383,7 +416,9 @@ impl CheckState {
             };
         }
         let why = match &self.whole {
-            Whole::Runs(reference) => match outputs(after, &reference.inputs) {
+            Whole::Runs(reference) => match check_memory(after, &self.original_need, cfg)
+                .and_then(|()| outputs(after, &reference.inputs))
+            {
                 Ok(got) => return self.compare_whole(check, got, after, names_before, cfg),
                 Err(e) if falls_back(&e) => format!("after this pass, {e}"),
                 Err(error) => {
@@ -396,13 +431,17 @@ impl CheckState {
             Whole::Cannot(why) => why.clone(),
             Whole::Untried => unreachable!("the reference was just tried"),
         };
-        let regions =
-            check_regions(before, after, cfg.seed, cfg.tolerance_scale).map_err(|error| {
-                CheckError::Eval {
-                    pass: Some(pass),
-                    error,
-                }
-            })?;
+        let regions = check_regions_within(
+            before,
+            after,
+            cfg.seed,
+            cfg.tolerance_scale,
+            &cfg.memory_budget,
+        )
+        .map_err(|error| CheckError::Eval {
+            pass: Some(pass),
+            error,
+        })?;
         check.by_region = Some(why);
         for r in regions {
             let line = r.describe();

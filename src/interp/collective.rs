@@ -978,6 +978,7 @@ pub fn evaluate_devices(module: &Module, args: &[Vec<Value>]) -> Result<Vec<Valu
                 })
                 .collect::<Result<_>>()
                 .map_err(|e| e.locate(comp, instr))?;
+            super::probe_result(comp, instr).map_err(|e| e.locate(comp, instr))?;
             if is_collective(instr.opcode) {
                 exchange(&interps[0], &topo, instr, &all, &ops)
             } else {

@@ -24,6 +24,7 @@
 pub mod array;
 pub mod attrs;
 pub mod batchnorm;
+pub mod budget;
 pub mod collective;
 pub mod compare;
 pub mod complex;
@@ -68,6 +69,10 @@ pub enum ErrorKind {
     /// A size limit: an array past [`array::MAX_ELEMENTS`], a `while` past
     /// its iteration limit.
     Limit,
+    /// The evaluation needs more memory than its budget
+    /// ([`budget::Budget`]), or the system refused an allocation. Not a
+    /// reason to try smaller pieces instead: the run stops.
+    Memory,
 }
 
 /// An evaluation failure: what went wrong, and where.
@@ -388,6 +393,7 @@ impl<'m> Interpreter<'m> {
                     })
                     .collect::<Result<Vec<&Value>>>()
                     .map_err(|e| e.locate(comp, instr))?;
+                probe_result(comp, instr).map_err(|e| e.locate(comp, instr))?;
                 self.eval_instr(comp, instr, &ops, args)
                     .map_err(|e| e.locate(comp, instr))?
             };
@@ -574,6 +580,34 @@ impl<'m> Interpreter<'m> {
         let args: Vec<Value> = ops.iter().map(|v| (*v).clone()).collect();
         self.call(c, &args)
     }
+}
+
+/// Asks for an instruction's result and working space before it is
+/// computed ([`budget::probe`]): what the system refuses is an error
+/// naming the instruction, not an abort halfway through it.
+pub(crate) fn probe_result(comp: &Computation, instr: &Instruction) -> Result<()> {
+    if matches!(
+        instr.opcode,
+        Opcode::Parameter | Opcode::Tuple | Opcode::GetTupleElement | Opcode::Copy
+    ) {
+        return Ok(());
+    }
+    let result = budget::shape_bytes(&instr.shape);
+    if result < budget::PROBE_ABOVE {
+        return Ok(());
+    }
+    let widest = instr
+        .operands()
+        .iter()
+        .map(|&o| array::largest_array(&comp.instr(o).shape))
+        .chain(std::iter::once(array::largest_array(&instr.shape)))
+        .max()
+        .unwrap_or(0);
+    let working = u64::try_from(widest).unwrap_or(0).saturating_mul(8);
+    budget::probe(
+        result.saturating_add(working),
+        &format!("the result {}", instr.shape.to_text(false)),
+    )
 }
 
 /// Operand `i` as an array.
