@@ -553,3 +553,144 @@ pub fn size_text(bytes: u64) -> String {
     }
     format!("{v:.1} {}", UNITS[unit])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::parser::parse_module;
+
+    fn need(text: &str) -> Need {
+        estimate(&parse_module(text, "t.hlo").unwrap())
+    }
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn a_chain_holds_two_arrays_at_a_time_and_the_working_space() {
+        // f32[262144] is 1 MiB; each negate holds its operand, its result
+        // and 8 bytes per element of working space (2 MiB).
+        let n = need(
+            "HloModule m\nENTRY e {\n  p = f32[262144] parameter(0)\n  a = f32[262144] negate(p)\n  \
+             b = f32[262144] negate(a)\n  ROOT c = f32[262144] negate(b)\n}\n",
+        );
+        assert_eq!(n.peak, 4 * MIB);
+        assert_eq!(n.inputs, MIB);
+        assert_eq!(n.outputs, MIB);
+        assert_eq!(n.largest_output, 262144);
+        assert_eq!(n.largest.len(), 3);
+        assert_eq!(n.largest[0].shape, "f32[262144]");
+    }
+
+    #[test]
+    fn a_tuple_shares_its_operands_arrays() {
+        // Three 1 MiB arrays alive at once, then a tuple of them: not 6 MiB.
+        let n = need(
+            "HloModule m\nENTRY e {\n  c = f32[] constant(1)\n  \
+             a = f32[262144] broadcast(c), dimensions={}\n  \
+             b = f32[262144] broadcast(c), dimensions={}\n  \
+             d = f32[262144] broadcast(c), dimensions={}\n  \
+             t = (f32[262144], f32[262144], f32[262144]) tuple(a, b, d)\n  \
+             ROOT g = f32[262144] get-tuple-element(t), index=1\n}\n",
+        );
+        // At d: a and b live, d and its working space (2 MiB).
+        assert_eq!(n.peak, 3 * MIB + 2 * MIB + 4);
+    }
+
+    #[test]
+    fn an_array_lives_until_its_last_use() {
+        // a is used by the root, so it stays alive beside b and c.
+        let n = need(
+            "HloModule m\nENTRY e {\n  p = f32[262144] parameter(0)\n  a = f32[262144] negate(p)\n  \
+             b = f32[262144] negate(p)\n  c = f32[262144] negate(b)\n  \
+             ROOT r = f32[262144] add(a, c)\n}\n",
+        );
+        // At b: p and a live, b and 2 MiB of working space; at c: a and
+        // b (p is gone after b), c and 2 MiB. Without a's liveness: 4 MiB.
+        assert_eq!(n.peak, 5 * MIB);
+    }
+
+    #[test]
+    fn a_while_holds_its_state_and_one_iterations_temporaries() {
+        let n = need(
+            "HloModule m\n\
+             cond {\n  s = f32[262144] parameter(0)\n  ROOT t = pred[] constant(false)\n}\n\
+             body {\n  s = f32[262144] parameter(0)\n  a = f32[262144] negate(s)\n  \
+             ROOT b = f32[262144] negate(a)\n}\n\
+             ENTRY e {\n  p = f32[262144] parameter(0)\n  \
+             ROOT w = f32[262144] while(p), condition=cond, body=body\n}\n",
+        );
+        // The body: a, then b beside a with its working space (4 MiB).
+        // The while: p, its state, and the body's peak.
+        assert_eq!(n.peak, MIB + MIB + 4 * MIB);
+    }
+
+    #[test]
+    fn a_call_adds_its_callees_peak() {
+        let n = need(
+            "HloModule m\n\
+             f {\n  s = f32[262144] parameter(0)\n  a = f32[262144] negate(s)\n  \
+             ROOT b = f32[262144] negate(a)\n}\n\
+             ENTRY e {\n  p = f32[262144] parameter(0)\n  \
+             ROOT c = f32[262144] call(p), to_apply=f\n}\n",
+        );
+        assert_eq!(n.peak, MIB + 4 * MIB);
+    }
+
+    #[test]
+    fn integers_count_at_the_interpreters_eight_bytes() {
+        let n = need("HloModule m\nENTRY e {\n  ROOT p = s8[1024] parameter(0)\n}\n");
+        assert_eq!(n.inputs, 8192);
+    }
+
+    #[test]
+    fn the_budget_error_names_the_budget_the_need_and_the_largest() {
+        let n = need(
+            "HloModule m\nENTRY e {\n  p = f32[262144] parameter(0)\n  \
+             ROOT a = f64[262144] convert(p)\n}\n",
+        );
+        let e = Budget::given(MIB, "--memory-limit")
+            .check("the evaluation", n.peak, &n)
+            .unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Memory);
+        let m = e.message;
+        assert!(m.contains("needs about 5.0 MiB"), "{m}");
+        assert!(m.contains("budget of 1.0 MiB (set by --memory-limit)"), "{m}");
+        assert!(
+            m.contains("largest instructions: a f64[262144] (2.0 MiB, in e), p f32[262144]"),
+            "{m}"
+        );
+        assert!(Budget::given(n.peak, "x").check("e", n.peak, &n).is_ok());
+    }
+
+    #[test]
+    fn sizes_parse_in_binary_and_decimal_units() {
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_size("4GB"), Ok(4_000_000_000));
+        assert_eq!(parse_size("1.5K"), Ok(1536));
+        assert_eq!(parse_size("12345"), Ok(12345));
+        for bad in ["", "G", "4X", "-1", "4 G G", "1e30T"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+        assert_eq!(size_text(100), "100 bytes");
+        assert_eq!(size_text(3 << 29), "1.5 GiB");
+    }
+
+    #[test]
+    fn the_default_budget_is_half_of_what_is_available() {
+        let b = Budget::available("--memory-limit");
+        if let Some(m) = mem_available() {
+            assert!(b.bytes <= m / 2, "{b:?}");
+            assert!(b.origin.starts_with("half of the"), "{b:?}");
+        }
+    }
+
+    #[test]
+    fn a_probe_the_system_cannot_meet_is_an_error() {
+        assert!(probe(1 << 20, "x").is_ok());
+        let e = probe(u64::MAX / 2, "the result f32[1]").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Memory);
+        assert!(e.message.contains("cannot allocate"), "{}", e.message);
+    }
+}
