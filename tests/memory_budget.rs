@@ -50,7 +50,10 @@ fn refused(out: &Output) -> String {
 /// instructions with their shapes.
 fn assert_budget_error(err: &str, budget: &str, largest: &str) {
     assert!(err.contains("needs about "), "{err}");
-    assert!(err.contains(&format!("more than the budget of {budget}")), "{err}");
+    assert!(
+        err.contains(&format!("more than the budget of {budget}")),
+        "{err}"
+    );
     assert!(
         err.contains(&format!("the largest instructions: {largest}")),
         "{err}"
@@ -67,7 +70,11 @@ fn eval_of_a_module_needing_24_gib_fails_under_ulimit_within_5_s() {
     assert!(took < Duration::from_secs(5), "{took:?}");
     // Half of what the ulimit leaves.
     assert!(err.contains("address space ulimit -v leaves"), "{err}");
-    assert_budget_error(&err, "1.", "b0 f64[134217728] (1.0 GiB, in e), b1 f64[134217728]");
+    assert_budget_error(
+        &err,
+        "1.",
+        "b0 f64[134217728] (1.0 GiB, in e), b1 f64[134217728]",
+    );
 }
 
 #[test]
@@ -114,7 +121,11 @@ fn a_memory_limit_big_enough_runs_a_small_module() {
             "/dev/null",
         ]);
         assert!(out.status.success(), "{limit}: {}", stderr(&out));
-        assert!(stderr(&out).contains("outputs re-evaluated"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("outputs re-evaluated"),
+            "{}",
+            stderr(&out)
+        );
     }
 }
 
@@ -125,7 +136,10 @@ fn a_memory_limit_too_small_is_refused_naming_budget_need_and_largest() {
     let m = m.to_str().unwrap();
     let out = run(&["eval", m, "--memory-limit", "8K"]);
     let err = refused(&out);
-    assert!(err.contains("small.hlo: the evaluation needs about"), "{err}");
+    assert!(
+        err.contains("small.hlo: the evaluation needs about"),
+        "{err}"
+    );
     assert!(err.contains("(set by --memory-limit)"), "{err}");
     assert_budget_error(&err, "8.0 KiB", "p f32[1024] (4.0 KiB, in e), g f32[1024]");
     assert!(out.stdout.is_empty());
@@ -140,7 +154,10 @@ fn a_memory_limit_too_small_is_refused_naming_budget_need_and_largest() {
         o.to_str().unwrap(),
     ]);
     let err = refused(&out);
-    assert!(err.contains("--check-numerics' evaluation needs about"), "{err}");
+    assert!(
+        err.contains("--check-numerics' evaluation needs about"),
+        "{err}"
+    );
     assert_budget_error(&err, "8.0 KiB", "p f32[1024] (4.0 KiB, in e)");
     assert!(!o.exists());
 
@@ -300,7 +317,12 @@ fn a_used_member_of_another_shape_is_refused_before_its_data_is_inflated() {
     let m = security("neg4.hlo");
     let (out, _) = under_ulimit(
         LIMIT_400M,
-        &["eval", m.to_str().unwrap(), "--inputs", npz.to_str().unwrap()],
+        &[
+            "eval",
+            m.to_str().unwrap(),
+            "--inputs",
+            npz.to_str().unwrap(),
+        ],
     );
     let err = refused(&out);
     assert!(
@@ -358,7 +380,12 @@ fn data_past_a_members_declared_bytes_is_an_error() {
         }],
     );
     let m = security("neg4.hlo");
-    let out = run(&["eval", m.to_str().unwrap(), "--inputs", npz.to_str().unwrap()]);
+    let out = run(&[
+        "eval",
+        m.to_str().unwrap(),
+        "--inputs",
+        npz.to_str().unwrap(),
+    ]);
     let err = refused(&out);
     assert!(
         err.contains("in0: .npy data goes on past the 16 bytes its header declares"),

@@ -320,7 +320,8 @@ fn memory_budget(py: Python<'_>, limit: Option<MemoryLimit>) -> PyResult<Budget>
         None => Budget::available(SETTER),
         Some(MemoryLimit::Bytes(b)) => Budget::given(b, SETTER),
         Some(MemoryLimit::Text(t)) => Budget::given(
-            parse_size(&t).map_err(|e| error(py, "HloOptError", format!("memory_limit: {e}"), &[]))?,
+            parse_size(&t)
+                .map_err(|e| error(py, "HloOptError", format!("memory_limit: {e}"), &[]))?,
             SETTER,
         ),
     })

@@ -460,7 +460,10 @@ fn address_space_limit() -> Option<u64> {
     // SAFETY: getrlimit only writes the struct we pass, which lives for
     // the call.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0;
-    (ok && r.rlim_cur != libc::RLIM_INFINITY).then(|| r.rlim_cur as u64)
+    // rlim_t is u64 on Linux, not on every unix.
+    #[allow(clippy::unnecessary_cast)]
+    let limit = r.rlim_cur as u64;
+    (ok && r.rlim_cur != libc::RLIM_INFINITY).then_some(limit)
 }
 
 #[cfg(not(unix))]
@@ -654,7 +657,10 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Memory);
         let m = e.message;
         assert!(m.contains("needs about 5.0 MiB"), "{m}");
-        assert!(m.contains("budget of 1.0 MiB (set by --memory-limit)"), "{m}");
+        assert!(
+            m.contains("budget of 1.0 MiB (set by --memory-limit)"),
+            "{m}"
+        );
         assert!(
             m.contains("largest instructions: a f64[262144] (2.0 MiB, in e), p f32[262144]"),
             "{m}"
