@@ -4,7 +4,7 @@
 
 use hlo_opt::driver::check_numerics::{CheckConfig, CheckError, NumericsCheck, PassCheck};
 use hlo_opt::interp::array::{Array, Value};
-use hlo_opt::interp::budget::{estimate, parse_size, Budget};
+use hlo_opt::interp::budget::{check_parameter_sizes, estimate, parse_size, Budget};
 use hlo_opt::interp::npy::NpyArray;
 use hlo_opt::ir::verify::{verify, VerifyError};
 use hlo_opt::ir::{Module, PrintOptions};
@@ -343,6 +343,7 @@ fn evaluate_raw(
     let eval_error = |message: String| error(py, "EvalError", message, &[]);
     // Before any input is converted or made: the evaluation, and its
     // outputs copied twice on their way to numpy.
+    check_parameter_sizes(m).map_err(|e| eval_error(e.to_string()))?;
     let need = estimate(m);
     memory_budget(py, memory_limit)?
         .check(

@@ -3,7 +3,7 @@
 
 use crate::interp::array::shape_dims;
 use crate::interp::array::{Array, Value};
-use crate::interp::budget::{estimate, parse_size, Budget};
+use crate::interp::budget::{check_parameter_sizes, estimate, parse_size, Budget};
 use crate::interp::compare::compare_arrays;
 use crate::interp::npy::{read_outputs_within, read_parameters, write_npz};
 use crate::interp::{evaluate, random::random_inputs};
@@ -111,6 +111,7 @@ fn run(cli: &EvalCli) -> Result<ExitCode, String> {
     // Before any input is read or made: the evaluation's arrays, and
     // after it the outputs' f64 summaries or .npz bytes, or with
     // --compare the reference's arrays and the comparison's f64 copies.
+    check_parameter_sizes(&module).map_err(|e| format!("{file}: {e}"))?;
     let need = estimate(&module);
     let after = if cli.compare.is_some() {
         need.outputs

@@ -340,6 +340,37 @@ fn working_space(comp: &crate::ir::Computation, instr: &Instruction) -> u64 {
     widest.saturating_mul(8)
 }
 
+/// An error naming the first entry parameter past the interpreter's
+/// per-array limit: that refusal, more precise than the budget's, comes
+/// first, as it would when the inputs are made.
+pub fn check_parameter_sizes(module: &Module) -> Result<()> {
+    let Some(entry) = module.entry_opt() else {
+        return Ok(());
+    };
+    let comp = module.comp(entry);
+    for p in comp.parameters() {
+        let instr = comp.instr(p);
+        let mut arrays = vec![&*instr.shape];
+        while let Some(s) = arrays.pop() {
+            match s {
+                Shape::Tuple(t) => arrays.extend(t),
+                Shape::Array(_) => {
+                    let checked =
+                        super::array::shape_dims(s).and_then(|d| super::array::element_count(&d));
+                    if let Err(e) = checked {
+                        let n = instr.parameter_number().unwrap_or_default();
+                        let mut e = e.locate(comp, instr);
+                        e.message = format!("parameter {n}: {}", e.message);
+                        return Err(e);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The memory an evaluation may use.
 #[derive(Clone, Debug)]
 pub struct Budget {
