@@ -4,6 +4,7 @@
 
 use crate::driver::check_numerics::{self, CheckConfig, PassCheck};
 use crate::driver::run::{self, RunConfig, RunError};
+use crate::interp::budget::Budget;
 use crate::ir::verify::verify;
 use crate::ir::{Module, PrintOptions};
 use crate::neuron::contract::Violation;
@@ -84,6 +85,14 @@ struct Cli {
     /// evaluate); they are still listed.
     #[arg(long, requires = "check_numerics")]
     accept_unchecked: bool,
+
+    /// With --check-numerics: the memory its evaluations may hold at once
+    /// (`512M`, `4G`, `4GiB`, bytes); a module needing more is refused
+    /// before it runs. Default: half of the memory available at the start
+    /// (or of what `ulimit -v` allows, if less).
+    #[arg(long, value_name = "SIZE", requires = "check_numerics",
+          value_parser = crate::interp::budget::parse_size)]
+    memory_limit: Option<u64>,
 
     /// Write the module after every pass that changed it into DIR (created
     /// if need be), as `NN.<pass>.hlo` in run order, and the input as
@@ -254,6 +263,10 @@ fn run(cli: &Cli) -> Result<(), String> {
         check_numerics: cli.check_numerics.then(|| CheckConfig {
             seed: cli.check_seed,
             accept_unchecked: cli.accept_unchecked,
+            memory_budget: match cli.memory_limit {
+                Some(bytes) => Budget::given(bytes, "--memory-limit"),
+                None => Budget::available("--memory-limit"),
+            },
             ..CheckConfig::default()
         }),
         record: None,

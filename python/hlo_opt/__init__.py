@@ -100,11 +100,16 @@ def check_numerics(
     seed: int = 0,
     all_computations: bool = False,
     accept_unchecked: bool = False,
+    memory_limit: Union[None, int, str] = None,
 ) -> List[PassCheckInfo]:
     """Runs passes under the reference interpreter, checking every pass that
     changed the module against the module before the passes on seeded
-    random inputs; returns each pass's table (``str()`` prints it)."""
-    return _check_numerics(module, _names(passes), seed, all_computations, accept_unchecked)
+    random inputs; returns each pass's table (``str()`` prints it).
+    ``memory_limit`` (bytes, or a size such as ``"4G"``) bounds the memory
+    the evaluations hold at once; by default half of what is available."""
+    return _check_numerics(
+        module, _names(passes), seed, all_computations, accept_unchecked, memory_limit
+    )
 
 
 def _names(passes: Passes) -> Optional[Union[str, List[str]]]:
@@ -176,12 +181,16 @@ def evaluate(
     module: Module,
     inputs: Optional[Mapping[str, object]] = None,
     seed: int = 0,
+    memory_limit: Union[None, int, str] = None,
 ) -> Dict[str, np.ndarray]:
     """Evaluates ``module`` with the reference interpreter. ``inputs`` maps
     each entry parameter's name to an array of its type (bf16 and fp8 as
     ``ml_dtypes`` arrays); ``None`` uses seeded random inputs, as
     ``hlo-opt eval`` does. Returns the outputs (the leaves of the result)
-    as ``out0``, ``out1``, ..., as ``hlo-opt eval -o`` names them."""
+    as ``out0``, ``out1``, ..., as ``hlo-opt eval -o`` names them.
+    ``memory_limit`` (bytes, or a size such as ``"4G"``) bounds the memory
+    the evaluation holds at once: a module needing more raises
+    ``EvalError`` before it runs; by default half of what is available."""
     raw = None
     if inputs is not None:
         params = module.parameters
@@ -195,7 +204,7 @@ def evaluate(
                 + (f"; unknown {unknown}" if unknown else "")
             )
         raw = [_raw_input(n, ty, inputs[n]) for n, _shape, ty in params]
-    outs = _hlo_opt.evaluate_raw(module, raw, seed)
+    outs = _hlo_opt.evaluate_raw(module, raw, seed, memory_limit)
     return {
         f"out{i}": _array_output(ty, descr, shape, data)
         for i, (ty, (descr, shape, data)) in enumerate(outs)

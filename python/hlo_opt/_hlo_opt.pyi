@@ -76,10 +76,12 @@ def check_numerics(
     seed: int = 0,
     all_computations: bool = False,
     accept_unchecked: bool = False,
+    memory_limit: Union[None, int, str] = None,
 ) -> List[PassCheckInfo]: ...
 def evaluate_raw(
     module: Module,
     inputs: Optional[List[Tuple[str, List[int], bytes]]] = None,
     seed: int = 0,
+    memory_limit: Union[None, int, str] = None,
 ) -> List[Tuple[str, Tuple[str, List[int], bytes]]]: ...
 def cli_main(argv: List[str]) -> int: ...

@@ -4,6 +4,7 @@
 
 use hlo_opt::driver::check_numerics::{CheckConfig, CheckError, NumericsCheck, PassCheck};
 use hlo_opt::interp::array::{Array, Value};
+use hlo_opt::interp::budget::{check_parameter_sizes, estimate, parse_size, Budget};
 use hlo_opt::interp::npy::NpyArray;
 use hlo_opt::interp::{Cancel, EvalOptions};
 use hlo_opt::ir::verify::{verify, VerifyError};
@@ -485,7 +486,7 @@ fn run(
 /// passes, on seeded random inputs. Returns each pass's table; raises
 /// `NumericsError` naming the pass and output that moved.
 #[pyfunction]
-#[pyo3(signature = (module, passes = None, seed = 0, all_computations = false, accept_unchecked = false))]
+#[pyo3(signature = (module, passes = None, seed = 0, all_computations = false, accept_unchecked = false, memory_limit = None))]
 fn check_numerics(
     py: Python<'_>,
     module: &HloModule,
@@ -493,6 +494,7 @@ fn check_numerics(
     seed: u64,
     all_computations: bool,
     accept_unchecked: bool,
+    memory_limit: Option<MemoryLimit>,
 ) -> PyResult<Vec<PassCheckInfo>> {
     let list = pass_list(passes)?;
     pipeline(py, list.as_deref(), all_computations)?;
@@ -501,6 +503,7 @@ fn check_numerics(
         seed,
         accept_unchecked,
         eval: interrupts.eval_options(),
+        memory_budget: memory_budget(py, memory_limit)?,
         ..CheckConfig::default()
     };
     let mut out = module.inner.clone();
@@ -545,19 +548,52 @@ fn check_numerics(
 /// An input or output array as numpy sees it: type string, shape, bytes.
 type RawArray = (String, Vec<usize>, Vec<u8>);
 
+/// `memory_limit=`: bytes, or a size as the command line takes it (`"4G"`).
+#[derive(FromPyObject)]
+enum MemoryLimit {
+    Bytes(u64),
+    Text(String),
+}
+
+/// The budget `memory_limit` sets, or half of the memory available now.
+fn memory_budget(py: Python<'_>, limit: Option<MemoryLimit>) -> PyResult<Budget> {
+    const SETTER: &str = "memory_limit=";
+    Ok(match limit {
+        None => Budget::available(SETTER),
+        Some(MemoryLimit::Bytes(b)) => Budget::given(b, SETTER),
+        Some(MemoryLimit::Text(t)) => Budget::given(
+            parse_size(&t)
+                .map_err(|e| error(py, "HloOptError", format!("memory_limit: {e}"), &[]))?,
+            SETTER,
+        ),
+    })
+}
+
 /// Evaluates the module on `inputs` (the entry's parameters in order, as
 /// raw arrays) or on seeded random inputs; returns each output as
 /// (HLO element type, raw array).
 #[pyfunction]
-#[pyo3(signature = (module, inputs = None, seed = 0))]
+#[pyo3(signature = (module, inputs = None, seed = 0, memory_limit = None))]
 fn evaluate_raw(
     py: Python<'_>,
     module: &HloModule,
     inputs: Option<Vec<RawArray>>,
     seed: u64,
+    memory_limit: Option<MemoryLimit>,
 ) -> PyResult<Vec<(String, RawArray)>> {
     let m = &module.inner;
     let eval_error = |message: String| error(py, "EvalError", message, &[]);
+    // Before any input is converted or made: the evaluation, and its
+    // outputs copied twice on their way to numpy.
+    check_parameter_sizes(m).map_err(|e| eval_error(e.to_string()))?;
+    let need = estimate(m);
+    memory_budget(py, memory_limit)?
+        .check(
+            "the evaluation",
+            need.peak.saturating_add(need.outputs.saturating_mul(2)),
+            &need,
+        )
+        .map_err(|e| eval_error(e.to_string()))?;
     let args: Vec<Value> = match inputs {
         Some(raw) => {
             let entry = m.comp(m.entry());

@@ -9,6 +9,7 @@
 //! compared (named `d<k>:out<i>`).
 
 use crate::interp::array::{largest_array, Array, Value, MAX_ELEMENTS};
+use crate::interp::budget::{estimate, Budget, Need};
 use crate::interp::collective::{evaluate_devices_with, lockstep_topology, random_device_inputs};
 use crate::interp::compare::{
     check_rtol, compare_with, compare_with_floor, max_abs_diff, perturb_inputs, rtol, Diff,
@@ -193,6 +194,9 @@ pub struct CheckConfig {
     pub accept_unchecked: bool,
     /// Every evaluation's limits and cancel hook.
     pub eval: EvalOptions,
+    /// The memory the evaluations may hold at once; a module past it is
+    /// refused before it is evaluated ([`ErrorKind::Memory`]).
+    pub memory_budget: Budget,
 }
 
 impl Default for CheckConfig {
@@ -204,6 +208,7 @@ impl Default for CheckConfig {
             verify_each: true,
             accept_unchecked: false,
             eval: EvalOptions::default(),
+            memory_budget: Budget::available("--memory-limit"),
         }
     }
 }
@@ -256,6 +261,7 @@ impl<'a> NumericsCheck<'a> {
                 _ => Whole::Untried,
             },
             noise: None,
+            original_need: estimate(module),
         };
         NumericsCheck {
             state,
@@ -359,12 +365,37 @@ struct CheckState {
     whole: Whole,
     /// The outputs on inputs perturbed by rounding, when first needed.
     noise: Option<Vec<Vec<Arc<Array>>>>,
+    /// What evaluating the original needs.
+    original_need: Need,
 }
 
 /// Whether an evaluation failure means "check region by region instead":
-/// the interpreter lacks something, or a size limit was hit.
+/// the interpreter lacks something, or a size limit was hit (not the
+/// memory budget: regions of a module past it would be refused too, or
+/// check far less than asked).
 fn falls_back(e: &EvalError) -> bool {
     matches!(e.kind, ErrorKind::Unsupported | ErrorKind::Limit)
+}
+
+/// An error unless evaluating `module` fits the budget beside what a
+/// checked run holds meanwhile: the reference's inputs and outputs, the
+/// rounding-noise outputs (each device's, in lockstep) and the
+/// comparison's f64 copies of an output pair.
+fn check_memory(module: &Module, original: &Need, cfg: &CheckConfig) -> Result<(), EvalError> {
+    let need = estimate(module);
+    let devices = lockstep_topology(module)
+        .ok()
+        .flatten()
+        .map_or(1, |t| t.devices() as u64);
+    let per_device = need
+        .peak
+        .saturating_add(original.inputs)
+        .saturating_add(original.outputs.saturating_mul(2));
+    let total = per_device
+        .saturating_mul(devices)
+        .saturating_add(original.largest_output.saturating_mul(16));
+    cfg.memory_budget
+        .check("--check-numerics' evaluation", total, &need)
 }
 
 impl CheckState {
@@ -379,6 +410,8 @@ impl CheckState {
     ) -> Result<(), CheckError> {
         let pass = check.pass;
         if let Whole::Untried = self.whole {
+            check_memory(&self.original, &self.original_need, cfg)
+                .map_err(|error| CheckError::Eval { pass: None, error })?;
             self.whole = match Reference::new(&self.original, cfg) {
                 Ok(r) => Whole::Runs(r),
                 Err(e) if falls_back(&e) => Whole::Cannot(e.to_string()),
@@ -386,7 +419,9 @@ impl CheckState {
             };
         }
         let why = match &self.whole {
-            Whole::Runs(reference) => match outputs(after, &reference.inputs, &cfg.eval) {
+            Whole::Runs(reference) => match check_memory(after, &self.original_need, cfg)
+                .and_then(|()| outputs(after, &reference.inputs, &cfg.eval))
+            {
                 Ok(got) => return self.compare_whole(check, got, after, names_before, cfg),
                 Err(e) if falls_back(&e) => format!("after this pass, {e}"),
                 Err(error) => {
@@ -399,8 +434,15 @@ impl CheckState {
             Whole::Cannot(why) => why.clone(),
             Whole::Untried => unreachable!("the reference was just tried"),
         };
-        let regions = check_regions_with(before, after, cfg.seed, cfg.tolerance_scale, &cfg.eval)
-            .map_err(|error| CheckError::Eval {
+        let regions = check_regions_with(
+            before,
+            after,
+            cfg.seed,
+            cfg.tolerance_scale,
+            &cfg.eval,
+            &cfg.memory_budget,
+        )
+        .map_err(|error| CheckError::Eval {
             pass: Some(pass),
             error,
         })?;

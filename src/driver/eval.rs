@@ -1,9 +1,11 @@
 //! `hlo-opt eval`: run a module on inputs and write (or compare) its
 //! outputs.
 
+use crate::interp::array::shape_dims;
 use crate::interp::array::{Array, Value};
+use crate::interp::budget::{check_parameter_sizes, estimate, parse_size, Budget};
 use crate::interp::compare::compare_arrays;
-use crate::interp::npy::{read_inputs, read_outputs, sidecar_path, write_npz};
+use crate::interp::npy::{read_outputs_within, read_parameters, sidecar_path, write_npz};
 use crate::interp::{evaluate, random::random_inputs};
 use crate::ir::verify::verify;
 use crate::output::{Destination, Links, OutputPlan, Staged};
@@ -56,6 +58,13 @@ pub struct EvalCli {
     /// Print the time evaluation took.
     #[arg(long)]
     pub time: bool,
+
+    /// The memory the evaluation may hold at once (`512M`, `4G`, `4GiB`,
+    /// bytes); a module needing more is refused before it runs. Default:
+    /// half of the memory available at the start (or of what `ulimit -v`
+    /// allows, if less).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory_limit: Option<u64>,
 }
 
 /// Runs `hlo-opt eval`; returns the exit status.
@@ -85,6 +94,10 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
         return Err("<stdout>: error: standard output is closed (use -o FILE.npz)".into());
     }
     let outputs = plan_outputs(cli)?;
+    let budget = match cli.memory_limit {
+        Some(bytes) => Budget::given(bytes, "--memory-limit"),
+        None => Budget::available("--memory-limit"),
+    };
     let (mut module, file) = super::input::read_module_input(&cli.input, None)?;
     let file = &*file;
     let path = (cli.input != "-").then(|| Path::new(&cli.input));
@@ -94,6 +107,20 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
         let mut p = super::pipeline(cli.passes.as_deref(), cli.all_computations)?;
         p.run(&mut module).map_err(|e| format!("{file}: {e}"))?;
     }
+    // Before any input is read or made: the evaluation's arrays, and
+    // after it the outputs' f64 summaries or .npz bytes, or with
+    // --compare the reference's arrays and the comparison's f64 copies.
+    check_parameter_sizes(&module).map_err(|e| format!("{file}: {e}"))?;
+    let need = estimate(&module);
+    let after = if cli.compare.is_some() {
+        need.outputs
+            .saturating_add(need.largest_output.saturating_mul(16))
+    } else {
+        need.largest_output.saturating_mul(8)
+    };
+    budget
+        .check("the evaluation", need.peak.saturating_add(after), &need)
+        .map_err(|e| format!("{file}: {e}"))?;
     let entry = module.comp(module.entry());
     let param_types: Vec<_> = entry
         .parameters()
@@ -102,7 +129,7 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
         .collect();
     let inputs: Vec<Value> = match &cli.inputs {
         Some(path) => {
-            let mut types = Vec::new();
+            let mut params = Vec::new();
             for (i, s) in param_types.iter().enumerate() {
                 if s.is_tuple() {
                     return Err(format!(
@@ -110,9 +137,14 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
                         s.to_text(false)
                     ));
                 }
-                types.push(s.element_type());
+                let dims = shape_dims(s).map_err(|e| format!("{file}: parameter {i}: {e}"))?;
+                params.push((s.element_type(), dims));
             }
-            read_inputs(path, &types)
+            let params: Vec<_> = params
+                .iter()
+                .map(|(t, d)| (*t, Some(d.as_slice())))
+                .collect();
+            read_parameters(path, &params)
                 .map_err(|e| format!("{file}: inputs {}: {e}", path.display()))?
                 .into_iter()
                 .map(Value::array)
@@ -141,15 +173,8 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
     }
     let mut failed = false;
     if let Some(path) = &cli.compare {
-        let want = read_outputs(path).map_err(|e| e.to_string())?;
-        if want.len() > outs.len() {
-            return Err(format!(
-                "{} holds {} outputs, the module returns {}",
-                path.display(),
-                want.len(),
-                outs.len()
-            ));
-        }
+        let dims: Vec<Vec<usize>> = outs.iter().map(|a| a.dims.clone()).collect();
+        let want = read_outputs_within(path, Some(&dims)).map_err(|e| e.to_string())?;
         if want.len() < outs.len() {
             // A pass may append outputs (add-logit-output).
             crate::util::diag(&format!(

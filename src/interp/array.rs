@@ -90,17 +90,18 @@ impl Data {
 
     /// `n` zeros (false, 0, +0.0) of type `ty`.
     pub fn zeros(ty: PrimitiveType, n: usize) -> Result<Data> {
+        use super::budget::try_vec;
         Ok(match storage(ty)? {
-            Storage::Pred => Data::Pred(vec![false; n]),
-            Storage::S => Data::S(vec![0; n]),
-            Storage::U => Data::U(vec![0; n]),
-            Storage::F16 => Data::F16(vec![f16::ZERO; n]),
-            Storage::Bf16 => Data::Bf16(vec![bf16::ZERO; n]),
-            Storage::F32 => Data::F32(vec![0.0; n]),
-            Storage::F64 => Data::F64(vec![0.0; n]),
-            Storage::Mini(m) => Data::Mini(vec![m.from_f64(0.0); n]),
-            Storage::C64 => Data::C64(vec![Complex32::new(0.0, 0.0); n]),
-            Storage::C128 => Data::C128(vec![Complex64::new(0.0, 0.0); n]),
+            Storage::Pred => Data::Pred(try_vec(n, false)?),
+            Storage::S => Data::S(try_vec(n, 0)?),
+            Storage::U => Data::U(try_vec(n, 0)?),
+            Storage::F16 => Data::F16(try_vec(n, f16::ZERO)?),
+            Storage::Bf16 => Data::Bf16(try_vec(n, bf16::ZERO)?),
+            Storage::F32 => Data::F32(try_vec(n, 0.0)?),
+            Storage::F64 => Data::F64(try_vec(n, 0.0)?),
+            Storage::Mini(m) => Data::Mini(try_vec(n, m.from_f64(0.0))?),
+            Storage::C64 => Data::C64(try_vec(n, Complex32::new(0.0, 0.0))?),
+            Storage::C128 => Data::C128(try_vec(n, Complex64::new(0.0, 0.0))?),
         })
     }
 

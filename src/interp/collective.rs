@@ -989,6 +989,7 @@ pub fn evaluate_devices_with(
                 })
                 .collect::<Result<_>>()
                 .map_err(|e| e.locate(comp, instr))?;
+            super::probe_result(comp, instr).map_err(|e| e.locate(comp, instr))?;
             let results: Vec<Value> = if is_collective(instr.opcode) {
                 exchange(&interps[0], &topo, instr, &all, &ops)
             } else {

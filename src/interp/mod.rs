@@ -24,6 +24,7 @@
 pub mod array;
 pub mod attrs;
 pub mod batchnorm;
+pub mod budget;
 pub mod cancel;
 pub mod collective;
 pub mod compare;
@@ -73,6 +74,10 @@ pub enum ErrorKind {
     /// Stopped from outside ([`EvalOptions::cancel`]): says nothing about
     /// the module.
     Cancelled,
+    /// The evaluation needs more memory than its budget
+    /// ([`budget::Budget`]), or the system refused an allocation. Not a
+    /// reason to try smaller pieces instead: the run stops.
+    Memory,
 }
 
 /// An evaluation failure: what went wrong, and where.
@@ -450,6 +455,7 @@ impl<'m> Interpreter<'m> {
                     })
                     .collect::<Result<Vec<&Value>>>()
                     .map_err(|e| e.locate(comp, instr))?;
+                probe_result(comp, instr).map_err(|e| e.locate(comp, instr))?;
                 let v = self
                     .eval_instr(comp, instr, &ops, args)
                     .map_err(|e| e.locate(comp, instr))?;
@@ -651,6 +657,34 @@ pub(crate) fn instruction_work(ops: &[&Value], result: &Value) -> u64 {
     ops.iter().map(|v| elements(v)).fold(
         cancel::INSTRUCTION_WORK + elements(result),
         u64::saturating_add,
+    )
+}
+
+/// Asks for an instruction's result and working space before it is
+/// computed ([`budget::probe`]): what the system refuses is an error
+/// naming the instruction, not an abort halfway through it.
+pub(crate) fn probe_result(comp: &Computation, instr: &Instruction) -> Result<()> {
+    if matches!(
+        instr.opcode,
+        Opcode::Parameter | Opcode::Tuple | Opcode::GetTupleElement | Opcode::Copy
+    ) {
+        return Ok(());
+    }
+    let result = budget::shape_bytes(&instr.shape);
+    if result < budget::PROBE_ABOVE {
+        return Ok(());
+    }
+    let widest = instr
+        .operands()
+        .iter()
+        .map(|&o| array::largest_array(&comp.instr(o).shape))
+        .chain(std::iter::once(array::largest_array(&instr.shape)))
+        .max()
+        .unwrap_or(0);
+    let working = u64::try_from(widest).unwrap_or(0).saturating_mul(8);
+    budget::probe(
+        result.saturating_add(working),
+        &format!("the result {}", instr.shape.to_text(false)),
     )
 }
 

@@ -27,107 +27,178 @@ pub struct NpyArray {
     pub bytes: Vec<u8>,
 }
 
-/// Parses a `.npy` file.
-pub fn parse_npy(buf: &[u8]) -> Result<NpyArray> {
-    if buf.len() < 10 || &buf[..6] != b"\x93NUMPY" {
-        return Err(err("not a .npy file (bad magic)"));
-    }
-    let major = buf[6];
-    let (hlen, start) = match major {
-        1 => (u16::from_le_bytes([buf[8], buf[9]]) as usize, 10),
-        2 | 3 => {
-            if buf.len() < 12 {
-                return Err(err("truncated .npy header"));
-            }
-            (
-                u32::from_le_bytes([buf[8], buf[9], buf[10], buf[11]]) as usize,
-                12,
-            )
+/// What a `.npy` header says its data holds, read before any of the data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NpyHeader {
+    /// numpy's type string as the file has it (`<f4`, `>i8`, `|b1`, ...).
+    pub descr: String,
+    pub fortran_order: bool,
+    pub shape: Vec<usize>,
+}
+
+/// The longest `.npy` header read (numpy writes a few hundred bytes).
+const MAX_HEADER: usize = 1 << 16;
+
+impl NpyHeader {
+    /// Reads the magic, version and header of a `.npy` stream, and no more.
+    pub fn read(r: &mut impl Read) -> Result<NpyHeader> {
+        let mut lead = [0u8; 8];
+        r.read_exact(&mut lead)
+            .map_err(|_| err("not a .npy file (too short)"))?;
+        if &lead[..6] != b"\x93NUMPY" {
+            return Err(err("not a .npy file (bad magic)"));
         }
-        v => return Err(err(format!(".npy format version {v} is not supported"))),
-    };
-    let header = buf
-        .get(start..start + hlen)
-        .ok_or_else(|| err("truncated .npy header"))?;
-    let header = std::str::from_utf8(header).map_err(|_| err(".npy header is not text"))?;
-    let field = |key: &str| -> Result<&str> {
-        let pat = format!("'{key}':");
-        let at = header
-            .find(&pat)
-            .ok_or_else(|| err(format!(".npy header has no {key}")))?;
-        Ok(header[at + pat.len()..].trim_start())
-    };
-    let d = field("descr")?;
-    let descr = d
-        .strip_prefix('\'')
-        .and_then(|s| s.split('\'').next())
-        .ok_or_else(|| err("cannot read the .npy descr"))?
-        .to_string();
-    let fortran = field("fortran_order")?.starts_with("True");
-    let s = field("shape")?;
-    let s = s
-        .strip_prefix('(')
-        .and_then(|s| s.split(')').next())
-        .ok_or_else(|| err("cannot read the .npy shape"))?;
-    let shape: Vec<usize> = s
-        .split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(|t| t.parse::<usize>().map_err(|_| err("bad .npy shape")))
-        .collect::<Result<_>>()?;
-    let width = descr_width(&descr)?;
-    let n = element_count(&shape)?;
-    let data = &buf[start + hlen..];
-    if data.len() < n * width {
-        return Err(err(format!(
-            ".npy data holds {} bytes, shape {:?} of {descr} needs {}",
-            data.len(),
-            shape,
-            n * width
-        )));
-    }
-    let mut bytes = data[..n * width].to_vec();
-    if descr.starts_with('>') && width > 1 {
-        // A complex element is two floats, each swapped on its own.
-        let unit = if descr[1..].starts_with('c') {
-            width / 2
-        } else {
-            width
+        let hlen = match lead[6] {
+            1 => {
+                let mut b = [0u8; 2];
+                r.read_exact(&mut b)
+                    .map_err(|_| err("truncated .npy header"))?;
+                usize::from(u16::from_le_bytes(b))
+            }
+            2 | 3 => {
+                let mut b = [0u8; 4];
+                r.read_exact(&mut b)
+                    .map_err(|_| err("truncated .npy header"))?;
+                u32::from_le_bytes(b) as usize
+            }
+            v => return Err(err(format!(".npy format version {v} is not supported"))),
         };
-        for c in bytes.chunks_mut(unit) {
-            c.reverse();
+        if hlen > MAX_HEADER {
+            return Err(err(format!(
+                ".npy header of {hlen} bytes (at most {MAX_HEADER} are read)"
+            )));
         }
+        let mut header = vec![0u8; hlen];
+        r.read_exact(&mut header)
+            .map_err(|_| err("truncated .npy header"))?;
+        let header = std::str::from_utf8(&header).map_err(|_| err(".npy header is not text"))?;
+        let field = |key: &str| -> Result<&str> {
+            let pat = format!("'{key}':");
+            let at = header
+                .find(&pat)
+                .ok_or_else(|| err(format!(".npy header has no {key}")))?;
+            Ok(header[at + pat.len()..].trim_start())
+        };
+        let d = field("descr")?;
+        let descr = d
+            .strip_prefix('\'')
+            .and_then(|s| s.split('\'').next())
+            .ok_or_else(|| err("cannot read the .npy descr"))?
+            .to_string();
+        let fortran_order = field("fortran_order")?.starts_with("True");
+        let s = field("shape")?;
+        let s = s
+            .strip_prefix('(')
+            .and_then(|s| s.split(')').next())
+            .ok_or_else(|| err("cannot read the .npy shape"))?;
+        let shape: Vec<usize> = s
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(|t| t.parse::<usize>().map_err(|_| err("bad .npy shape")))
+            .collect::<Result<_>>()?;
+        descr_width(&descr)?;
+        Ok(NpyHeader {
+            descr,
+            fortran_order,
+            shape,
+        })
     }
-    let mut a = NpyArray {
-        descr: format!("<{}", &descr[1..]),
-        shape,
-        bytes,
-    };
-    if width == 1 {
-        a.descr = format!("|{}", &descr[1..]);
+
+    /// The bytes of data the header declares.
+    pub fn data_bytes(&self) -> Result<usize> {
+        let n = element_count(&self.shape)?;
+        n.checked_mul(descr_width(&self.descr)?)
+            .ok_or_else(|| err("the .npy shape is too large"))
     }
-    if fortran && a.shape.len() > 1 {
-        // Column-major: reorder to C order.
-        let rev: Vec<usize> = a.shape.iter().rev().copied().collect();
-        let tmp = Array::new(PrimitiveType::U8, vec![n * width], Data::U(vec![0; 0]))
-            .ok()
-            .map(|_| ());
-        let _ = tmp;
-        let mut out = vec![0u8; a.bytes.len()];
-        let cst = super::array::strides(&a.shape);
-        let fst = super::array::strides(&rev);
-        for (i, chunk) in a.bytes.chunks(width).enumerate() {
-            // i is the Fortran-order position: decode with reversed dims.
-            let mut c = 0;
-            for k in 0..rev.len() {
-                let idx = (i / fst[k]) % rev[k];
-                c += idx * cst[rev.len() - 1 - k];
+
+    /// `f32[2,3] (<f4)`, as errors name what a member holds.
+    fn describe(&self) -> String {
+        let ty = natural_type(&self.descr).map_or_else(|_| "?".to_string(), |t| t.to_string());
+        format!(
+            "{ty}[{}] ({})",
+            super::array::dims_text(&self.shape),
+            self.descr
+        )
+    }
+
+    /// Reads exactly the declared data after the header, and refuses a
+    /// stream with more: no more than the declared bytes are taken in.
+    pub fn read_data(self, r: &mut impl Read) -> Result<NpyArray> {
+        let n = self.data_bytes()?;
+        let mut bytes = super::budget::try_vec(n, 0u8)?;
+        r.read_exact(&mut bytes).map_err(|_| {
+            err(format!(
+                ".npy data is shorter than the {n} bytes shape {:?} of {} needs",
+                self.shape, self.descr
+            ))
+        })?;
+        let mut more = [0u8; 1];
+        let extra = loop {
+            match r.read(&mut more) {
+                Ok(k) => break k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(err(e.to_string())),
             }
-            out[c * width..(c + 1) * width].copy_from_slice(chunk);
+        };
+        if extra > 0 {
+            return Err(err(format!(
+                ".npy data goes on past the {n} bytes its header declares ({} {:?})",
+                self.descr, self.shape
+            )));
         }
-        a.bytes = out;
+        self.finish(bytes)
     }
-    Ok(a)
+
+    /// The array of `bytes` (exactly the declared data): little-endian, C
+    /// order.
+    fn finish(self, mut bytes: Vec<u8>) -> Result<NpyArray> {
+        let width = descr_width(&self.descr)?;
+        let descr = self.descr;
+        if descr.starts_with('>') && width > 1 {
+            // A complex element is two floats, each swapped on its own.
+            let unit = if descr[1..].starts_with('c') {
+                width / 2
+            } else {
+                width
+            };
+            for c in bytes.chunks_mut(unit) {
+                c.reverse();
+            }
+        }
+        let mut a = NpyArray {
+            descr: format!("<{}", &descr[1..]),
+            shape: self.shape,
+            bytes,
+        };
+        if width == 1 {
+            a.descr = format!("|{}", &descr[1..]);
+        }
+        if self.fortran_order && a.shape.len() > 1 {
+            // Column-major: reorder to C order.
+            let rev: Vec<usize> = a.shape.iter().rev().copied().collect();
+            let mut out = super::budget::try_vec(a.bytes.len(), 0u8)?;
+            let cst = super::array::strides(&a.shape);
+            let fst = super::array::strides(&rev);
+            for (i, chunk) in a.bytes.chunks(width).enumerate() {
+                // i is the Fortran-order position: decode with reversed dims.
+                let mut c = 0;
+                for k in 0..rev.len() {
+                    let idx = (i / fst[k]) % rev[k];
+                    c += idx * cst[rev.len() - 1 - k];
+                }
+                out[c * width..(c + 1) * width].copy_from_slice(chunk);
+            }
+            a.bytes = out;
+        }
+        Ok(a)
+    }
+}
+
+/// Parses a `.npy` file held in memory.
+pub fn parse_npy(buf: &[u8]) -> Result<NpyArray> {
+    let mut r = buf;
+    NpyHeader::read(&mut r)?.read_data(&mut r)
 }
 
 fn descr_width(descr: &str) -> Result<usize> {
@@ -207,21 +278,7 @@ impl NpyArray {
                 u64::from_le_bytes(b)
             })
             .collect();
-        let (stored, bit_stored) = storage_descr(ty)?;
-        let ok = if let Some(b) = bits_of {
-            b == ty
-        } else {
-            nat == ty || (bit_stored && stored == self.descr) || narrow_int(ty, nat)
-        };
-        if !ok {
-            return Err(err(format!(
-                "holds {}[{}] ({}), {} expected",
-                nat,
-                super::array::dims_text(&self.shape),
-                self.descr,
-                ty
-            )));
-        }
+        check_type(&self.descr, &self.shape, ty, bits_of)?;
         let data = match nat {
             PrimitiveType::Pred if ty == PrimitiveType::Pred => {
                 Data::Pred(raw.iter().map(|&b| b != 0).collect())
@@ -346,6 +403,41 @@ impl NpyArray {
     }
 }
 
+/// An error unless an array of numpy type `descr` can be read as `ty`
+/// (`bits_of`: the sidecar's type for it).
+fn check_type(
+    descr: &str,
+    shape: &[usize],
+    ty: PrimitiveType,
+    bits_of: Option<PrimitiveType>,
+) -> Result<()> {
+    let nat = natural_type(descr)?;
+    let (stored, bit_stored) = storage_descr(ty)?;
+    let ok = if nat.is_complex() || ty.is_complex() {
+        nat == ty
+    } else if let Some(b) = bits_of {
+        b == ty
+    } else {
+        // The stored form has `<` for a multi-byte type, `|` for one byte;
+        // a big-endian file is read as little-endian.
+        let little = match descr.get(1..) {
+            Some(rest) if descr.len() > 1 => format!("{}{rest}", &stored[..1]),
+            _ => descr.to_string(),
+        };
+        nat == ty || (bit_stored && stored == little) || narrow_int(ty, nat)
+    };
+    if ok {
+        return Ok(());
+    }
+    Err(err(format!(
+        "holds {}[{}] ({}), {} expected",
+        nat,
+        super::array::dims_text(shape),
+        descr,
+        ty
+    )))
+}
+
 /// s4/u4 and the like are stored in the next byte-sized numpy type.
 fn narrow_int(ty: PrimitiveType, nat: PrimitiveType) -> bool {
     use PrimitiveType as T;
@@ -355,22 +447,63 @@ fn narrow_int(ty: PrimitiveType, nat: PrimitiveType) -> bool {
     )
 }
 
-/// Every member of an `.npz` file, by name without `.npy`.
-pub fn read_npz(path: &Path) -> Result<BTreeMap<String, NpyArray>> {
-    let fail = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
-    let f = std::fs::File::open(path).map_err(|e| fail(&e))?;
-    let mut z = zip::ZipArchive::new(std::io::BufReader::new(f)).map_err(|e| fail(&e))?;
-    let mut out = BTreeMap::new();
-    for i in 0..z.len() {
-        let mut e = z.by_index(i).map_err(|e| fail(&e))?;
-        let name = e.name().to_string();
-        let mut buf = Vec::new();
-        e.read_to_end(&mut buf).map_err(|e| fail(&e))?;
-        let key = name.strip_suffix(".npy").unwrap_or(&name).to_string();
-        let a = parse_npy(&buf).map_err(|e| fail(&format!("{name}: {}", e.message)))?;
-        out.insert(key, a);
+/// An `.npz` archive open for reading members one at a time: only the
+/// central directory is read until a member is asked for.
+struct Npz<'p> {
+    path: &'p Path,
+    zip: zip::ZipArchive<std::io::BufReader<std::fs::File>>,
+}
+
+impl<'p> Npz<'p> {
+    fn open(path: &'p Path) -> Result<Npz<'p>> {
+        let fail = |e: &dyn std::fmt::Display| err(format!("{}: {e}", path.display()));
+        let f = std::fs::File::open(path).map_err(|e| fail(&e))?;
+        let zip = zip::ZipArchive::new(std::io::BufReader::new(f)).map_err(|e| fail(&e))?;
+        Ok(Npz { path, zip })
     }
-    Ok(out)
+
+    fn error(&self, message: impl std::fmt::Display) -> super::EvalError {
+        err(format!("{}: {message}", self.path.display()))
+    }
+
+    /// The member's name in the archive (`key.npy`, or `key` as is).
+    fn member(&self, key: &str) -> Option<String> {
+        [format!("{key}.npy"), key.to_string()]
+            .into_iter()
+            .find(|n| self.zip.index_for_name(n).is_some())
+    }
+
+    /// The members' names, for an error.
+    fn names(&self) -> String {
+        let mut names: Vec<&str> = self
+            .zip
+            .file_names()
+            .map(|n| n.strip_suffix(".npy").unwrap_or(n))
+            .collect();
+        names.sort_unstable();
+        names.join(", ")
+    }
+
+    /// Member `key`: its header is read, `check`ed (before any data is
+    /// inflated), then exactly its declared data.
+    fn read(
+        &mut self,
+        key: &str,
+        check: impl FnOnce(&NpyHeader) -> Result<()>,
+    ) -> Result<Option<NpyArray>> {
+        let Some(name) = self.member(key) else {
+            return Ok(None);
+        };
+        let path = self.path;
+        let fail = |e: &dyn std::fmt::Display| err(format!("{}: {key}: {e}", path.display()));
+        let mut member = self.zip.by_name(&name).map_err(|e| fail(&e))?;
+        let header = NpyHeader::read(&mut member).map_err(|e| fail(&e.message))?;
+        check(&header).map_err(|e| fail(&e.message))?;
+        header
+            .read_data(&mut member)
+            .map(Some)
+            .map_err(|e| fail(&e.message))
+    }
 }
 
 /// The sidecar `<file>.json` beside an `.npz`: name -> HLO type of the
@@ -378,9 +511,21 @@ pub fn read_npz(path: &Path) -> Result<BTreeMap<String, NpyArray>> {
 pub fn read_sidecar(npz: &Path) -> Result<BTreeMap<String, PrimitiveType>> {
     let p = sidecar_path(npz);
     let mut out = BTreeMap::new();
-    let Ok(text) = std::fs::read_to_string(&p) else {
+    // A sidecar names a few types: a large one is not a sidecar.
+    const MAX_SIDECAR: u64 = 1 << 20;
+    let Ok(file) = std::fs::File::open(&p) else {
         return Ok(out);
     };
+    let mut text = String::new();
+    file.take(MAX_SIDECAR + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| err(format!("{}: {e}", p.display())))?;
+    if text.len() as u64 > MAX_SIDECAR {
+        return Err(err(format!(
+            "{}: a sidecar of more than {MAX_SIDECAR} bytes",
+            p.display()
+        )));
+    }
     let v: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| err(format!("{}: {e}", p.display())))?;
     let obj = v
@@ -450,44 +595,93 @@ pub fn write_npz(
     Ok(())
 }
 
-/// Reads `in0, in1, ...` from an `.npz` as the given parameter types.
+/// Reads `in0, in1, ...` from an `.npz` as the given parameter types
+/// (any shape).
 pub fn read_inputs(path: &Path, types: &[PrimitiveType]) -> Result<Vec<Array>> {
-    let members = read_npz(path)?;
+    let params: Vec<(PrimitiveType, Option<&[usize]>)> = types.iter().map(|&t| (t, None)).collect();
+    read_parameters(path, &params)
+}
+
+/// Reads `in0, in1, ...` from an `.npz` as the given parameters (their
+/// type, and their dimensions when given). Only these members are opened;
+/// each one's header is checked against its parameter before its data is
+/// inflated, and no more than the declared data is.
+pub fn read_parameters(
+    path: &Path,
+    params: &[(PrimitiveType, Option<&[usize]>)],
+) -> Result<Vec<Array>> {
+    let mut npz = Npz::open(path)?;
     let side = read_sidecar(path)?;
-    types
-        .iter()
-        .enumerate()
-        .map(|(i, &ty)| {
-            let key = format!("in{i}");
-            let a = members.get(&key).ok_or_else(|| {
-                err(format!(
-                    "{}: no {key} for parameter {i} (has: {})",
-                    path.display(),
-                    members.keys().cloned().collect::<Vec<_>>().join(", ")
-                ))
+    let mut out = Vec::with_capacity(params.len());
+    for (i, &(ty, dims)) in params.iter().enumerate() {
+        let key = format!("in{i}");
+        let bits_of = side.get(&key).copied();
+        let a = npz
+            .read(&key, |h| {
+                check_type(&h.descr, &h.shape, ty, bits_of)?;
+                match dims {
+                    Some(d) if d != h.shape => Err(err(format!(
+                        "holds {}, parameter {i} is {ty}[{}]",
+                        h.describe(),
+                        super::array::dims_text(d)
+                    ))),
+                    _ => Ok(()),
+                }
+            })?
+            .ok_or_else(|| {
+                npz.error(format!("no {key} for parameter {i} (has: {})", npz.names()))
             })?;
-            a.to_array(ty, side.get(&key).copied())
-                .map_err(|e| err(format!("{}: {key}: {}", path.display(), e.message)))
-        })
-        .collect()
+        out.push(
+            a.to_array(ty, bits_of)
+                .map_err(|e| npz.error(format!("{key}: {}", e.message)))?,
+        );
+    }
+    Ok(out)
 }
 
 /// Reads `out0, out1, ...` with their sidecar types (bit-stored arrays come
 /// back as their real type; the rest as their numpy type).
 pub fn read_outputs(path: &Path) -> Result<Vec<Array>> {
-    let members = read_npz(path)?;
+    read_outputs_within(path, None)
+}
+
+/// [`read_outputs`] for a module whose outputs have dimensions `dims`:
+/// an archive with more outputs, or an output of other dimensions, is an
+/// error before its data is inflated. `None`: any number, any shape.
+pub fn read_outputs_within(path: &Path, dims: Option<&[Vec<usize>]>) -> Result<Vec<Array>> {
+    let mut npz = Npz::open(path)?;
     let side = read_sidecar(path)?;
     let mut out = Vec::new();
+    if let Some(d) = dims {
+        let held = (0..)
+            .take_while(|i| npz.member(&format!("out{i}")).is_some())
+            .count();
+        if held > d.len() {
+            return Err(npz.error(format!(
+                "holds {held} outputs, the module returns {}",
+                d.len()
+            )));
+        }
+    }
     for i in 0.. {
         let key = format!("out{i}");
-        let Some(a) = members.get(&key) else { break };
+        let want = dims.map(|d| d.get(i));
+        let read = npz.read(&key, |h| match want {
+            Some(Some(d)) if *d != h.shape => Err(err(format!(
+                "holds {}, the module's output {i} is [{}]",
+                h.describe(),
+                super::array::dims_text(d)
+            ))),
+            _ => Ok(()),
+        })?;
+        let Some(a) = read else { break };
         let ty = match side.get(&key) {
             Some(&t) => t,
             None => natural_type(&a.descr)?,
         };
         out.push(
             a.to_array(ty, side.get(&key).copied())
-                .map_err(|e| err(format!("{}: {key}: {}", path.display(), e.message)))?,
+                .map_err(|e| npz.error(format!("{key}: {}", e.message)))?,
         );
     }
     Ok(out)

@@ -19,6 +19,7 @@
 //! softmax axis, anything under an op this analysis does not know) keeps
 //! its size, so a sliced region computes exactly a slice of the real one.
 
+use super::budget::{estimate, Budget};
 use super::compare::{check_rtol, compare_with, OutputRow};
 use super::custom::config_axis;
 use super::{evaluate_with, random::random_inputs, ErrorKind, EvalOptions, Result};
@@ -82,16 +83,20 @@ pub fn check_regions(
         seed,
         tolerance_scale,
         &EvalOptions::default(),
+        &Budget::unlimited(),
     )
 }
 
-/// [`check_regions`], evaluating under `options` (limits, a cancel hook).
+/// [`check_regions`], evaluating under `options` (limits, a cancel hook),
+/// refusing a region whose two evaluations need more memory than
+/// `budget`.
 pub fn check_regions_with(
     before: &Module,
     after: &Module,
     seed: u64,
     tolerance_scale: f64,
     options: &EvalOptions,
+    budget: &Budget,
 ) -> Result<Vec<RegionCheck>> {
     let mut checks = Vec::new();
     for (ca, comp) in after.computations() {
@@ -99,7 +104,7 @@ pub fn check_regions_with(
             continue;
         };
         if let Some(diff) = Diff::new(before, cb, after, ca) {
-            checks.push(diff.check(seed, tolerance_scale, options)?);
+            checks.push(diff.check(seed, tolerance_scale, options, budget)?);
         }
     }
     Ok(checks)
@@ -200,7 +205,13 @@ impl<'m> Diff<'m> {
         })
     }
 
-    fn check(&self, seed: u64, tolerance_scale: f64, options: &EvalOptions) -> Result<RegionCheck> {
+    fn check(
+        &self,
+        seed: u64,
+        tolerance_scale: f64,
+        options: &EvalOptions,
+        budget: &Budget,
+    ) -> Result<RegionCheck> {
         let dims = DimClasses::analyse(self);
         let sliced = dims.needs_slicing(self);
         let shape = |side: Which, id: InstrId| -> Arc<Shape> {
@@ -226,6 +237,22 @@ impl<'m> Diff<'m> {
             shape(Which::Before, id)
         });
         let (a, b) = (self.after.computation(), self.before.computation());
+        // The region before the pass and its outputs are held while the
+        // region after it runs, and both are compared in f64.
+        let (need_before, need_after) = (estimate(&before_module), estimate(&after_module));
+        let total = need_before
+            .peak
+            .saturating_add(need_after.peak)
+            .saturating_add(need_before.largest_output.saturating_mul(16));
+        budget.check(
+            &format!("checking the region of {} changed", a.name),
+            total,
+            if need_before.peak >= need_after.peak {
+                &need_before
+            } else {
+                &need_after
+            },
+        )?;
         let evaluated = random_inputs(&before_module, seed).and_then(|inputs| {
             let want = evaluate_with(&before_module, &inputs, options)
                 .map_err(|e| side_error(e, "before the pass"))?;
