@@ -183,6 +183,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     verify(&module)
         .map_err(|e| located_error(&file_name, path, e.pos, &format!("invalid module: {e}")))?;
     let mut pipeline = hlo_opt::driver::pipeline(cli.passes.as_deref(), cli.all_computations)?;
+    pipeline.contract_checks = !cli.no_contract_checks;
     // The checks guard the passes; a pure round trip (`--passes ''`), a
     // format conversion, needs none.
     if !cli.no_contract_checks && !pipeline.pass_names().is_empty() {
