@@ -743,6 +743,9 @@ fn check_transpose_shape(ops: Operands<'_>) -> Result<(), String> {
     let (Some(o), Some(perm)) = (ops.get(0), ops.instr.dimensions()) else {
         return Ok(());
     };
+    if !distinct_dims_of(perm, o.rank()) || perm.len() != o.rank() {
+        return Ok(());
+    }
     let permuted: Option<Vec<i64>> = perm
         .iter()
         .map(|&p| {
@@ -770,6 +773,10 @@ fn check_reduce_shape(ops: Operands<'_>) -> Result<(), String> {
     let (Some(reduced), Some(first), true) = (instr.dimensions(), ops.get(0), inputs > 0) else {
         return Ok(());
     };
+    // Dimensions out of range are check_dimension_numbers' to report.
+    if !distinct_dims_of(reduced, first.rank()) {
+        return Ok(());
+    }
     let kept: Vec<i64> = first
         .dims()
         .iter()
@@ -805,6 +812,17 @@ fn check_reduce_shape(ops: Operands<'_>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether `dims` are distinct dimensions of a rank-`rank` array.
+fn distinct_dims_of(dims: &[i64], rank: usize) -> bool {
+    let mut seen = vec![false; rank];
+    dims.iter().all(|&d| {
+        usize::try_from(d)
+            .ok()
+            .and_then(|d| seen.get_mut(d))
+            .is_some_and(|s| !std::mem::replace(s, true))
+    })
 }
 
 fn format_dims(dims: &[i64]) -> String {
