@@ -20,11 +20,14 @@ pub fn run_pipeline(data: &[u8], all_computations: bool, skip_contract: bool) {
         return;
     }
     let mut pipeline = Pipeline::default_pipeline();
+    // As the command line: no contract for input that skipped it.
+    pipeline.contract_checks = !skip_contract;
     if all_computations {
         pipeline.options.scope = Scope::AllComputations;
     }
-    // A pass refusing bad input is fine; a pass leaving an invalid module
-    // is a bug (the pipeline verifies after each pass).
+    // A pass refusing bad input is fine; a pass leaving an invalid module,
+    // or a call breaking the contract, is a bug (the pipeline verifies and
+    // checks after each pass).
     match pipeline.run(&mut module) {
         Ok(_) => {}
         Err(hlo_opt::passes::PassError::BadInput { .. }) => return,

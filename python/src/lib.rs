@@ -467,6 +467,8 @@ fn run(
                         message: e,
                     }
                 })?;
+            // Off with the input's check: see `Pipeline::contract_checks`.
+            p.contract_checks = contract_checks;
             p.run_with(&mut out, &mut |run, _| interrupts.between_passes(run))
         })
         .map_err(|e| interrupts.raised().unwrap_or_else(|| pass_error(py, &e)))?;
@@ -907,6 +909,9 @@ fn pass_error(py: Python<'_>, e: &PassError) -> PyErr {
             pass, instruction, ..
         } => (*pass, Some(instruction.clone())),
         PassError::Verifier { pass, error } => (*pass, error.instruction.clone()),
+        PassError::Contract { pass, violations } => {
+            (*pass, violations.first().map(|v| v.instruction.clone()))
+        }
         PassError::After { pass, .. } => (*pass, None),
     };
     error_with(py, "PassError", e.to_string(), || {

@@ -148,6 +148,9 @@ pub fn run(
     callbacks: &mut dyn Callbacks,
 ) -> Result<Outcome, Box<Failure>> {
     let mut pipeline = pipeline(config)?;
+    // Each pass is held to the contract on what it changed, unless the
+    // user waived it for the input (`Pipeline::contract_checks`).
+    pipeline.contract_checks = !config.no_contract_checks;
     // The checks guard the passes; a pure round trip (`--passes ''`), a
     // format conversion, needs none.
     if !config.no_contract_checks && !pipeline.pass_names().is_empty() {

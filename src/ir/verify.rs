@@ -614,6 +614,14 @@ fn check_shape(module: &Module, cid: CompId, id: InstrId) -> Result<(), String> 
         Opcode::GetTupleElement => check_get_tuple_element_shape(ops),
         Opcode::Broadcast => check_broadcast_shape(ops),
         Opcode::Reshape => check_reshape_shape(ops),
+        // The softmax raise walks through these to the logits, taking the
+        // call's operand to have the divide's dimensions. (A missing
+        // operand is check_operands_and_attrs' to report.)
+        Opcode::Convert if ops.get(0).is_some_and(|o| !same_dims(o, &instr.shape)) => {
+            Err("convert result dimensions differ from its operand's".into())
+        }
+        Opcode::Transpose => check_transpose_shape(ops),
+        Opcode::Reduce => check_reduce_shape(ops),
         Opcode::Call => check_call_shape(module, ops),
         Opcode::Parameter if !instr.operands().is_empty() => {
             Err("parameter takes no operands".into())
@@ -727,6 +735,99 @@ fn check_broadcast_shape(ops: Operands<'_>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The result is the operand with its dimensions permuted (a permutation
+/// that is not one is [`check_transpose_dims`]'s to report).
+fn check_transpose_shape(ops: Operands<'_>) -> Result<(), String> {
+    let (Some(o), Some(perm)) = (ops.get(0), ops.instr.dimensions()) else {
+        return Ok(());
+    };
+    if !distinct_dims_of(perm, o.rank()) || perm.len() != o.rank() {
+        return Ok(());
+    }
+    let permuted: Option<Vec<i64>> = perm
+        .iter()
+        .map(|&p| {
+            usize::try_from(p)
+                .ok()
+                .and_then(|p| o.dims().get(p).copied())
+        })
+        .collect();
+    match permuted {
+        Some(dims) if dims != ops.instr.shape.dims() => Err(format!(
+            "transpose of {} by {perm:?} is {}, not {}",
+            o.to_text(true),
+            format_dims(&dims),
+            ops.instr.shape.to_text(true)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Each result of a reduce is its input without the reduced dimensions
+/// (one array for one input, a tuple of them for several).
+fn check_reduce_shape(ops: Operands<'_>) -> Result<(), String> {
+    let instr = ops.instr;
+    let inputs = instr.operands().len() / 2;
+    let (Some(reduced), Some(first), true) = (instr.dimensions(), ops.get(0), inputs > 0) else {
+        return Ok(());
+    };
+    // Dimensions out of range are check_dimension_numbers' to report.
+    if !distinct_dims_of(reduced, first.rank()) {
+        return Ok(());
+    }
+    let kept: Vec<i64> = first
+        .dims()
+        .iter()
+        .enumerate()
+        .filter(|(d, _)| !reduced.contains(&(*d as i64)))
+        .map(|(_, &n)| n)
+        .collect();
+    let results: Vec<&Shape> = match (inputs, instr.shape.tuple_elements()) {
+        (1, None) => vec![&instr.shape],
+        (_, Some(elems)) if elems.len() == inputs => elems.iter().collect(),
+        _ => {
+            return Err(format!(
+                "reduce of {inputs} input(s) must return {}",
+                if inputs == 1 {
+                    "an array"
+                } else {
+                    "a tuple of one array per input"
+                }
+            ))
+        }
+    };
+    for (i, result) in results.iter().enumerate() {
+        if ops.get(i).is_some_and(|input| !same_dims(input, first)) {
+            return Err("reduce inputs must have the same dimensions".into());
+        }
+        if result.dims() != kept {
+            return Err(format!(
+                "reduce of {} over dimensions {reduced:?} is {}, not {}",
+                first.to_text(true),
+                format_dims(&kept),
+                result.to_text(true)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `dims` are distinct dimensions of a rank-`rank` array.
+fn distinct_dims_of(dims: &[i64], rank: usize) -> bool {
+    let mut seen = vec![false; rank];
+    dims.iter().all(|&d| {
+        usize::try_from(d)
+            .ok()
+            .and_then(|d| seen.get_mut(d))
+            .is_some_and(|s| !std::mem::replace(s, true))
+    })
+}
+
+fn format_dims(dims: &[i64]) -> String {
+    let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
+    format!("[{}]", dims.join(","))
 }
 
 fn check_reshape_shape(ops: Operands<'_>) -> Result<(), String> {

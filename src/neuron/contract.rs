@@ -1,6 +1,8 @@
 //! The contract checks: a verifier for the Neuron custom calls this tool
 //! rewrites, run by the command line after parsing and before the passes
-//! (CONTRACT.md section 12; `--no-contract-checks` turns it off).
+//! (CONTRACT.md section 12; `--no-contract-checks` turns it off), and by
+//! the pipeline on what each pass changed ([`check_computations`]), so
+//! that what a run writes passes the check its input passed.
 //!
 //! The original keeps these checks upstream of its passes, in a catalog of
 //! structured errors (`hilo::lookup_cause` / `lookup_resolution`, ids
@@ -39,8 +41,8 @@
 //!   (an s32 TopK, an f64 softmax) are valid; see [`topk`].
 
 use crate::ir::{
-    ApiVersion, ArrayShape, Computation, InstrId, Instruction, Module, Opcode, PrimitiveType,
-    Shape, SourcePos,
+    ApiVersion, ArrayShape, CompId, Computation, InstrId, Instruction, Module, Opcode,
+    PrimitiveType, Shape, SourcePos,
 };
 use crate::neuron::config::{BlockScaledDotConfig, ConfigError, Field, MxType, QuantizeMxConfig};
 use crate::neuron::{
@@ -154,35 +156,62 @@ const OCP_MX_SPEC: &str =
     "https://www.opencompute.org/documents/ocp-microscaling-formats-mx-v1-0-spec-final-pdf";
 const QMX_CONFIG_RESOLUTION: &str = "Ensure the backend_config is valid JSON with required fields: dtype, dim, block_size, scale_method, e.g. {\"dtype\":\"float8_e4m3fn\",\"dim\":-1,\"block_size\":32,\"scale_method\":\"EMAX\"}";
 
-/// Checks every computation; returns every violation, in print order.
+/// Checks every computation (whatever scope the passes walk: fusions,
+/// comparators, loop bodies and computations nothing calls alike);
+/// returns every violation, in print order.
 pub fn check(module: &Module) -> Vec<Violation> {
     let mut out = Vec::new();
     for (_, comp) in module.computations() {
-        for (id, instr) in comp.instructions() {
-            if instr.opcode != Opcode::CustomCall {
-                continue;
-            }
-            let Some(target) = instr.custom_call_target() else {
-                continue;
-            };
-            let mut site = Site {
-                comp,
-                id,
-                instr,
-                target,
-                out: &mut out,
-            };
-            match target {
-                QUANTIZE_MX => quantize_mx(&mut site),
-                BLOCK_SCALED_DOT => block_scaled_dot(&mut site),
-                TOPK => topk(&mut site),
-                SOFTMAX => softmax(&mut site, false),
-                SOFTMAX_BACKWARD => softmax(&mut site, true),
-                _ => {}
-            }
+        check_computation(comp, &mut out);
+    }
+    out
+}
+
+/// [`check`] of only the computations `comps`: what a pass changed, the
+/// rest being as they were when last checked. Every call is checked
+/// against its own computation only, so this finds what a whole check
+/// would find there.
+pub fn check_computations(module: &Module, comps: &[CompId]) -> Vec<Violation> {
+    let mut wanted = Vec::new();
+    for id in comps {
+        if wanted.len() <= id.index() {
+            wanted.resize(id.index() + 1, false);
+        }
+        wanted[id.index()] = true;
+    }
+    let mut out = Vec::new();
+    for (id, comp) in module.computations() {
+        if wanted.get(id.index()).copied().unwrap_or(false) {
+            check_computation(comp, &mut out);
         }
     }
     out
+}
+
+fn check_computation(comp: &Computation, out: &mut Vec<Violation>) {
+    for (id, instr) in comp.instructions() {
+        if instr.opcode != Opcode::CustomCall {
+            continue;
+        }
+        let Some(target) = instr.custom_call_target() else {
+            continue;
+        };
+        let mut site = Site {
+            comp,
+            id,
+            instr,
+            target,
+            out,
+        };
+        match target {
+            QUANTIZE_MX => quantize_mx(&mut site),
+            BLOCK_SCALED_DOT => block_scaled_dot(&mut site),
+            TOPK => topk(&mut site),
+            SOFTMAX => softmax(&mut site, false),
+            SOFTMAX_BACKWARD => softmax(&mut site, true),
+            _ => {}
+        }
+    }
 }
 
 /// The instruction being checked, and where violations go.

@@ -23,6 +23,7 @@ pub mod softmax_match;
 
 use crate::ir::verify::{verify_changed, VerifyError};
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode};
+use crate::neuron::contract::{self, Violation};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -264,6 +265,13 @@ pub enum PassError {
         pass: &'static str,
         error: VerifyError,
     },
+    /// The pass left a Neuron custom call breaking the contract its input
+    /// kept ([`crate::neuron::contract`]): a bug in the pass. Every new
+    /// violation, in print order.
+    Contract {
+        pass: &'static str,
+        violations: Vec<Violation>,
+    },
     /// What the caller does after a pass failed (writing a dump, ...).
     After { pass: &'static str, message: String },
 }
@@ -295,6 +303,20 @@ impl fmt::Display for PassError {
                     f,
                     "pass {pass} left an invalid module (a bug in the pass): {error}"
                 )
+            }
+            PassError::Contract { pass, violations } => {
+                write!(
+                    f,
+                    "pass {pass} left {} Neuron custom call{} breaking the contract its input kept \
+                     (a bug in the pass): ",
+                    violations.len(),
+                    if violations.len() == 1 { "" } else { "s" }
+                )?;
+                for (i, v) in violations.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { "; " };
+                    write!(f, "{sep}contract violation {}", v.headline())?;
+                }
+                Ok(())
             }
             PassError::After { pass, message } => write!(f, "after pass {pass}: {message}"),
         }
@@ -410,6 +432,12 @@ pub struct Pipeline {
     passes: Vec<Box<dyn Pass>>,
     /// Run the verifier after each pass (tests always do).
     pub verify_each: bool,
+    /// Hold each pass to the Neuron contract (`neuron::contract`): a custom
+    /// call a pass leaves breaking it, where its input did not, is a
+    /// [`PassError::Contract`], so what a run writes passes the check its
+    /// input passed. On by default; `--no-contract-checks` (which skips
+    /// the input's check too) turns it off.
+    pub contract_checks: bool,
     pub options: PassOptions,
 }
 
@@ -439,6 +467,7 @@ impl Pipeline {
         Pipeline {
             passes,
             verify_each: true,
+            contract_checks: true,
             options,
         }
     }
@@ -482,6 +511,10 @@ impl Pipeline {
         // The input is the caller's to verify (the command line does, with
         // its lines); each pass is held to the verifier on what it changed.
         module.take_changed();
+        // And to the contract: what the input already broke (a caller that
+        // skipped its own check) is not the passes' doing.
+        let kept =
+            (self.contract_checks && !self.passes.is_empty()).then(|| ContractKept::of(module));
         for pass in &mut self.passes {
             let mut ctx = PassContext::new(self.options.clone());
             let start = Instant::now();
@@ -495,6 +528,9 @@ impl Pipeline {
                     error,
                 })?;
             }
+            if let Some(kept) = &kept {
+                kept.hold(pass.name(), module, &touched)?;
+            }
             let run = PassRun {
                 name: pass.name(),
                 changed,
@@ -505,6 +541,47 @@ impl Pipeline {
             runs.push(run);
         }
         Ok(runs)
+    }
+}
+
+/// The contract violations of a pipeline's input, which the passes are not
+/// blamed for; usually none (the command line and Python refuse such
+/// input before the passes).
+struct ContractKept {
+    before: Vec<Violation>,
+}
+
+impl ContractKept {
+    fn of(module: &Module) -> ContractKept {
+        ContractKept {
+            before: contract::check(module),
+        }
+    }
+
+    /// Checks the computations `pass` changed: a violation the input did
+    /// not have (same check at the same instruction) is the pass's.
+    fn hold(
+        &self,
+        pass: &'static str,
+        module: &Module,
+        touched: &[CompId],
+    ) -> Result<(), PassError> {
+        if touched.is_empty() {
+            return Ok(());
+        }
+        let mut violations = contract::check_computations(module, touched);
+        violations.retain(|v| {
+            !self.before.iter().any(|b| {
+                b.check == v.check
+                    && b.computation == v.computation
+                    && b.instruction == v.instruction
+            })
+        });
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(PassError::Contract { pass, violations })
+        }
     }
 }
 

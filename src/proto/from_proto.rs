@@ -27,10 +27,10 @@
 use super::err;
 use super::read_async::fold_async_sugar;
 use super::read_computation::Reader;
-use super::read_frames::{frame_ids, Frames};
+use super::read_frames::{frame_ids, FrameRef, Frames};
 use super::read_header::module_header;
 use super::read_order::computation_order;
-use super::read_scan::{split_computation, split_module, CompHead, ModuleData};
+use super::read_scan::{split_computation, split_module, CompHead, ModuleData, Scan};
 use super::read_source::Source;
 use super::ProtoError;
 use crate::ir::module::PrintOptions;
@@ -89,6 +89,40 @@ fn in_computation(e: ProtoError, i: usize, name: &str, bytes: &[u8], at: usize) 
         .located_at(bytes, at)
 }
 
+/// Where a bad stack frame id reached from an instruction's metadata is:
+/// the instruction (computation, name, message path and offset) and its
+/// `stack_frame_id`; `e` names the table entry.
+fn in_metadata<S: Source + ?Sized>(
+    src: &S,
+    data: &ModuleData,
+    i: usize,
+    r: FrameRef,
+    e: ProtoError,
+) -> ProtoError {
+    let comp = data.comps.get(i).map_or("", |c| c.name.as_str());
+    let frame = r.frame;
+    // Read again, only for the error: the instruction's name and bytes.
+    let mut buf = Vec::new();
+    let bytes = data
+        .comp_at
+        .get(i)
+        .and_then(|&(at, len)| Some((at, src.read(at, len, &mut buf).ok()?)));
+    let instr = bytes.and_then(|(_, b)| split_computation(b).ok()?.instrs.get(r.index).copied());
+    let name = instr.and_then(|b| Scan::new(b).ok()).map_or_else(
+        || String::from("?"),
+        |s| String::from_utf8_lossy(s.name).into_owned(),
+    );
+    let e = e.context(format!(
+        "computation {comp}, instruction {name}, metadata.stack_frame_id {frame}"
+    ));
+    let (Some((at, bytes)), Some(instr)) = (bytes, instr) else {
+        return e;
+    };
+    e.in_path(&format!("instructions[{}]", r.index), instr)
+        .in_path(&format!("HloModuleProto.computations[{i}]"), bytes)
+        .located_at(bytes, at)
+}
+
 /// Each computation's fields but the instructions, and (if asked for) the
 /// stack frame ids of its instructions: read in parallel; a fault in
 /// splitting is reported first, as a sequential read would, and a fault
@@ -98,7 +132,7 @@ fn read_heads<S: Source + ?Sized>(
     data: &mut ModuleData,
     with_frames: bool,
     parallel: bool,
-) -> Result<Vec<Result<Vec<i32>, ProtoError>>, ProtoError> {
+) -> Result<Vec<Result<Vec<FrameRef>, ProtoError>>, ProtoError> {
     let results = par_map(&data.comp_at, parallel, Vec::new, |buf, i, &(at, len)| {
         let bytes = src.read(at, len, buf)?;
         let mut c = split_computation(bytes).map_err(|e| {
@@ -158,9 +192,11 @@ fn read<S: Source + ?Sized>(
     })?;
     // XLA numbers the stack frames walking the computations in proto
     // order and their instructions in id order.
-    for ids in frame_ids {
-        for id in ids? {
-            frames.map(id)?;
+    for (i, refs) in frame_ids.into_iter().enumerate() {
+        for r in refs? {
+            frames
+                .map(r.frame)
+                .map_err(|e| in_metadata(src, data, i, r, e))?;
         }
     }
     let mut converted = convert_computations(src, data, &comp_ids, &comp_refs, &frames, parallel)?;

@@ -6,16 +6,24 @@ use super::messages::*;
 use super::read_scan::{CompData, Scan};
 use super::ProtoError;
 use crate::ir::module::{FileLocation, ProtoFrames, StackFrame, StackFrameIndex};
-use crate::util::FxMap;
+use crate::util::{FxMap, FxSet};
 use std::sync::Arc;
 
+/// An instruction's nonzero stack frame id, and where the instruction is
+/// in its computation's list (for an error about the frame).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FrameRef {
+    pub(super) frame: i32,
+    pub(super) index: usize,
+}
+
 /// The nonzero stack frame ids of a computation's instructions, in id order.
-pub(super) fn frame_ids(c: &CompData<'_>) -> Result<Vec<i32>, ProtoError> {
-    let mut v: Vec<(i64, i32)> = Vec::new();
-    for (k, bytes) in c.instrs.iter().enumerate() {
-        let (id, frame) = Scan::id_and_frame(k, bytes)?;
+pub(super) fn frame_ids(c: &CompData<'_>) -> Result<Vec<FrameRef>, ProtoError> {
+    let mut v: Vec<(i64, FrameRef)> = Vec::new();
+    for (index, bytes) in c.instrs.iter().enumerate() {
+        let (id, frame) = Scan::id_and_frame(index, bytes)?;
         if frame != 0 {
-            v.push((id, frame));
+            v.push((id, FrameRef { frame, index }));
         }
     }
     v.sort_by_key(|x| x.0);
@@ -64,7 +72,9 @@ impl<'p> Frames<'p> {
         }
     }
 
-    /// The id to print for a proto stack frame id.
+    /// The id to print for a proto stack frame id. An error names the table
+    /// entry that holds a bad id (`stack_frame_index.stack_frames[2]...`);
+    /// the caller adds the instruction whose metadata led there.
     pub(super) fn map(&mut self, id: i32) -> Result<i64, ProtoError> {
         if id == 0 || !self.renumber {
             return Ok(i64::from(id));
@@ -97,19 +107,29 @@ impl<'p> Frames<'p> {
             frames: Vec::new(),
             parent: 0,
         };
+        let n = index.stack_frames.len();
         let mut cur = id;
         while cur != 0 {
-            if let Some(&n) = self.memo.get(&cur) {
-                chain.parent = n;
+            if let Some(&new_id) = self.memo.get(&cur) {
+                chain.parent = new_id;
                 break;
             }
-            if chain.frames.len() > index.stack_frames.len() || chain.frames.contains(&cur) {
-                return err(format!("stack frame {id}: its parent chain has a cycle"));
+            // Past n frames one repeats: the chain has entered a cycle.
+            if chain.frames.len() > n {
+                return err(cycle_message(&chain.frames, cur));
             }
-            let frame = usize::try_from(cur - 1)
+            let Some(frame) = usize::try_from(cur - 1)
                 .ok()
                 .and_then(|i| index.stack_frames.get(i))
-                .ok_or_else(|| ProtoError::new(format!("stack frame id {cur} does not exist")))?;
+            else {
+                return err(match chain.frames.last() {
+                    None => format!("names no frame (stack_frame_index.stack_frames has {n})"),
+                    Some(child) => format!(
+                        "{}.parent_frame_id {cur} names no frame (the table has {n})",
+                        frame_entry(*child)
+                    ),
+                });
+            };
             chain.frames.push(cur);
             cur = frame.parent_frame_id;
         }
@@ -125,24 +145,43 @@ impl<'p> Frames<'p> {
         parent: i64,
     ) -> Result<i64, ProtoError> {
         let frame = &index.stack_frames[(fid - 1) as usize];
-        let loc = usize::try_from(frame.file_location_id - 1)
-            .ok()
-            .and_then(|i| index.file_locations.get(i))
-            .ok_or_else(|| {
-                ProtoError::new(format!(
-                    "file location id {} does not exist",
-                    frame.file_location_id
-                ))
-            })?;
-        let name = |list: &[String], i: i32, what: &str| {
+        let loc_index = usize::try_from(frame.file_location_id - 1).ok();
+        let Some((loc_index, loc)) =
+            loc_index.and_then(|i| Some((i, index.file_locations.get(i)?)))
+        else {
+            return err(format!(
+                "{}.file_location_id {} names no entry of stack_frame_index.file_locations \
+                 (the table has {})",
+                frame_entry(fid),
+                frame.file_location_id,
+                index.file_locations.len()
+            ));
+        };
+        let name = |list: &[String], i: i32, field: &str, table: &str| {
             usize::try_from(i - 1)
                 .ok()
                 .and_then(|i| list.get(i))
                 .cloned()
-                .ok_or_else(|| ProtoError::new(format!("{what} id {i} does not exist")))
+                .ok_or_else(|| {
+                    ProtoError::new(format!(
+                        "stack_frame_index.file_locations[{loc_index}].{field} {i} names no entry \
+                         of stack_frame_index.{table} (the table has {})",
+                        list.len()
+                    ))
+                })
         };
-        let file = name(&index.file_names, loc.file_name_id, "file name")?;
-        let func = name(&index.function_names, loc.function_name_id, "function name")?;
+        let file = name(
+            &index.file_names,
+            loc.file_name_id,
+            "file_name_id",
+            "file_names",
+        )?;
+        let func = name(
+            &index.function_names,
+            loc.function_name_id,
+            "function_name_id",
+            "function_names",
+        )?;
         let out = &mut self.out;
         let file_id = intern(&mut self.files, &mut out.file_names, file);
         let func_id = intern(&mut self.funcs, &mut out.function_names, func);
@@ -226,6 +265,33 @@ impl<'p> Frames<'p> {
         }
         (self.out != StackFrameIndex::default()).then_some(self.out)
     }
+}
+
+/// The table entry of proto frame id `id` (1-based; the entry 0-based).
+fn frame_entry(id: i32) -> String {
+    format!("stack_frame_index.stack_frames[{}]", i64::from(id) - 1)
+}
+
+/// A chain followed until `next` came round again: the entry where the
+/// chain enters its cycle, and the cycle from there (`3 -> 2 -> 3`).
+fn cycle_message(chain: &[i32], next: i32) -> String {
+    let start = chain.iter().rposition(|&f| f == next).unwrap_or(0);
+    let on_cycle: FxSet<i32> = chain[start..].iter().copied().collect();
+    let entry = chain
+        .iter()
+        .position(|f| on_cycle.contains(f))
+        .unwrap_or(start);
+    let cycle: Vec<String> = chain[entry..]
+        .iter()
+        .take(on_cycle.len())
+        .chain(chain.get(entry))
+        .map(i32::to_string)
+        .collect();
+    format!(
+        "{}: its parent chain has a cycle (frames {})",
+        frame_entry(chain.get(entry).copied().unwrap_or(next)),
+        cycle.join(" -> ")
+    )
 }
 
 /// A name's id in a renumbered table, adding it if new.
