@@ -1,6 +1,9 @@
 """hlo_opt: parse, print, legalize for AWS Neuron and evaluate XLA HLO
 modules. See docs/python.md."""
 
+import json
+import os
+import tempfile
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -13,7 +16,6 @@ from ._hlo_opt import (
     PassInfo,
     PassReport,
     ReportEntryInfo,
-    check_numerics as _check_numerics,
     list_passes,
 )
 from .errors import (
@@ -49,10 +51,61 @@ Passes = Union[None, str, Sequence[str]]
 
 
 class Report:
-    """What a pipeline run did: one ``PassReport`` per pass, in order."""
+    """What a pipeline run did: one ``PassReport`` per pass, in order; the
+    numerics tables (``checks``) when the run proved its rewrites; and the
+    page and graph the command writes (``html()``, ``graph()``,
+    ``overlay()``)."""
 
-    def __init__(self, passes: List[PassReport]) -> None:
+    def __init__(
+        self,
+        passes: List[PassReport],
+        checks: Optional[List[PassCheckInfo]] = None,
+        drawings=None,
+    ) -> None:
         self.passes = passes
+        self.checks = checks or []
+        # Drawn on demand; a copy or a pickle holds them drawn.
+        self._drawings = drawings
+        self._drawn: Dict[str, str] = {}
+
+    def _drawn_text(self, what: str) -> str:
+        if what not in self._drawn:
+            if self._drawings is None:
+                raise HloOptError("this report has no record of the run to draw")
+            self._drawn[what] = getattr(self._drawings, what)()
+        return self._drawn[what]
+
+    def html(self) -> str:
+        """The self-contained HTML page of ``--report-html``."""
+        return self._drawn_text("html")
+
+    def save_html(self, path) -> None:
+        """Writes :meth:`html` to ``path`` through a temporary file beside
+        it, renamed into place when complete."""
+        _write_atomically(path, self.html())
+
+    def graph(self, as_text: bool = False):
+        """The Model Explorer graph JSON of ``--emit-graph`` (a dict, or
+        the text with ``as_text=True``)."""
+        text = self._drawn_text("graph")
+        return text if as_text else json.loads(text)
+
+    def overlay(self, as_text: bool = False):
+        """The node-data overlay ``--emit-graph`` writes beside the graph."""
+        text = self._drawn_text("overlay")
+        return text if as_text else json.loads(text)
+
+    def __getstate__(self):
+        if self._drawings is not None:
+            for what in ("html", "graph", "overlay"):
+                self._drawn_text(what)
+        return {"passes": self.passes, "checks": self.checks, "_drawn": dict(self._drawn)}
+
+    def __setstate__(self, state) -> None:
+        self.passes = state["passes"]
+        self.checks = state["checks"]
+        self._drawings = None
+        self._drawn = state["_drawn"]
 
     @property
     def changed(self) -> bool:
@@ -86,12 +139,30 @@ def run(
     passes: Passes = None,
     all_computations: bool = False,
     contract_checks: bool = True,
+    check_numerics: bool = False,
+    dump_dir=None,
+    check_seed: int = 0,
+    accept_unchecked: bool = False,
+    memory_limit: Union[None, int, str] = None,
 ) -> Tuple[Module, Report]:
-    """Runs passes (default: the default pipeline) on a copy of ``module``,
-    after Neuron's contract checks as the command does; returns the new
-    module and the report."""
-    out, reports = _hlo_opt.run(module, _names(passes), all_computations, contract_checks)
-    return out, Report(reports)
+    """One run of the passes, as the command runs it (docs/python.md has
+    each option's flag): Neuron's contract checks, the passes (default:
+    the default pipeline) on a copy of ``module``, each pass's module
+    dumped into ``dump_dir`` when given, and with ``check_numerics`` every
+    rewrite proved by the interpreter (the tables in ``report.checks``).
+    Returns the new module and the report."""
+    out, reports, checks, drawings = _hlo_opt.run(
+        module,
+        _names(passes),
+        all_computations,
+        contract_checks,
+        check_numerics,
+        None if dump_dir is None else os.fspath(dump_dir),
+        check_seed,
+        accept_unchecked,
+        memory_limit,
+    )
+    return out, Report(reports, checks, drawings)
 
 
 def check_numerics(
@@ -106,10 +177,31 @@ def check_numerics(
     changed the module against the module before the passes on seeded
     random inputs; returns each pass's table (``str()`` prints it).
     ``memory_limit`` (bytes, or a size such as ``"4G"``) bounds the memory
-    the evaluations hold at once; by default half of what is available."""
-    return _check_numerics(
-        module, _names(passes), seed, all_computations, accept_unchecked, memory_limit
+    the evaluations hold at once; by default half of what is available.
+    The same as ``run(..., check_numerics=True)[1].checks``."""
+    _, report = run(
+        module,
+        passes,
+        all_computations=all_computations,
+        check_numerics=True,
+        check_seed=seed,
+        accept_unchecked=accept_unchecked,
+        memory_limit=memory_limit,
     )
+    return report.checks
+
+
+def _write_atomically(path, text: str) -> None:
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temp = tempfile.mkstemp(prefix=".hlo-opt-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
 
 
 def _names(passes: Passes) -> Optional[Union[str, List[str]]]:

@@ -64,20 +64,22 @@ class PassCheckInfo:
     table: str
 
 def list_passes() -> List[PassInfo]: ...
+class RunDrawings:
+    def html(self) -> str: ...
+    def graph(self) -> str: ...
+    def overlay(self) -> str: ...
+
 def run(
     module: Module,
     passes: Union[None, str, Sequence[str]] = None,
     all_computations: bool = False,
     contract_checks: bool = True,
-) -> Tuple[Module, List[PassReport]]: ...
-def check_numerics(
-    module: Module,
-    passes: Union[None, str, Sequence[str]] = None,
-    seed: int = 0,
-    all_computations: bool = False,
+    check_numerics: bool = False,
+    dump_dir: Optional[str] = None,
+    check_seed: int = 0,
     accept_unchecked: bool = False,
     memory_limit: Union[None, int, str] = None,
-) -> List[PassCheckInfo]: ...
+) -> Tuple[Module, List[PassReport], List[PassCheckInfo], RunDrawings]: ...
 def evaluate_raw(
     module: Module,
     inputs: Optional[List[Tuple[str, List[int], bytes]]] = None,

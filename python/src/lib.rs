@@ -2,19 +2,26 @@
 //! `hlo_opt/__init__.py`, which wraps this module (it turns numpy arrays
 //! into bytes and back, and defines the exceptions raised here).
 
-use hlo_opt::driver::check_numerics::{CheckConfig, CheckError, NumericsCheck, PassCheck};
+use hlo_opt::driver::check_numerics::{CheckConfig, CheckError, PassCheck};
+use hlo_opt::driver::graph_json;
+use hlo_opt::driver::report_html::RunRecord;
+use hlo_opt::driver::run::{self as driver_run, RunConfig, RunError};
 use hlo_opt::interp::array::{Array, Value};
 use hlo_opt::interp::budget::{check_parameter_sizes, estimate, parse_size, Budget};
 use hlo_opt::interp::npy::NpyArray;
 use hlo_opt::interp::{Cancel, EvalOptions};
 use hlo_opt::ir::verify::{verify, VerifyError};
 use hlo_opt::ir::{Module, PrintOptions};
+use hlo_opt::neuron::contract::Violation;
+use hlo_opt::output::{Destination, Links, OutputPlan, Staged};
 use hlo_opt::passes::{registry, PassError, PassRun, ReportEntry};
+use hlo_opt::text::write_module;
 use hlo_opt::text::ParseError;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple, PyType};
 use pyo3::{IntoPyObjectExt, PyClass};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -439,112 +446,210 @@ fn list_passes() -> Vec<PassInfo> {
         .collect()
 }
 
-/// Runs passes on a copy of `module` (contract checks first, as the
-/// command does); returns the new module and each pass's report.
+/// What the page and the graph of a run are drawn from: its record and
+/// the module it made.
+#[pyclass(module = "hlo_opt", frozen)]
+struct RunDrawings {
+    record: RunRecord,
+    module: Module,
+}
+
+#[pymethods]
+impl RunDrawings {
+    /// The self-contained HTML page `--report-html` writes.
+    fn html(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| utf8(|w| self.record.write(w)))
+            .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
+    }
+
+    /// The Model Explorer graph JSON `--emit-graph` writes.
+    fn graph(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| utf8(|w| graph_json::write_graph(&self.module, self.record.made(), w)))
+            .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
+    }
+
+    /// The overlay `--emit-graph` writes beside the graph.
+    fn overlay(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| {
+            utf8(|w| {
+                graph_json::write_overlay(
+                    &self.module,
+                    self.record.made(),
+                    &self.record.pass_names(),
+                    w,
+                )
+            })
+        })
+        .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
+    }
+}
+
+/// What `write` writes, as a string.
+fn utf8(
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    write(&mut bytes)?;
+    String::from_utf8(bytes).map_err(std::io::Error::other)
+}
+
+/// The Python face's callbacks: dumps staged into `dump_dir` (no signal
+/// handler: Ctrl-C stays Python's), and Ctrl-C checked between passes.
+struct PythonCallbacks<'a> {
+    dumps: HashMap<String, Destination>,
+    staged: Staged,
+    interrupts: &'a Interrupts,
+}
+
+impl driver_run::Callbacks for PythonCallbacks<'_> {
+    fn dumps(&self) -> bool {
+        !self.dumps.is_empty()
+    }
+
+    fn dump(&mut self, name: &str, module: &Module) -> Result<(), String> {
+        match self.dumps.get(name) {
+            Some(d) => self.staged.write(d, |f| {
+                let mut w = std::io::BufWriter::new(f);
+                write_module(module, &module.style, &mut w)?;
+                std::io::Write::flush(&mut w)
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn after_pass(&mut self, run: &PassRun) -> Result<(), String> {
+        self.interrupts
+            .between_passes(run)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The dump files of a run of `config` in `dir`, planned as the command
+/// plans them (links in the folder replaced, never followed).
+fn plan_dumps(
+    py: Python<'_>,
+    dir: Option<&std::path::Path>,
+    config: &RunConfig,
+) -> PyResult<HashMap<String, Destination>> {
+    let Some(dir) = dir else {
+        return Ok(HashMap::new());
+    };
+    let fail = |message: String| error(py, "HloOptError", message, &[]);
+    let mut plan = OutputPlan::new();
+    let mut dumps = HashMap::new();
+    for name in driver_run::dump_names(config).map_err(|e| fail(e.to_string()))? {
+        let d = plan
+            .output("dump_dir", &dir.join(&name), Links::Replace)
+            .map_err(fail)?;
+        dumps.insert(name, d);
+    }
+    std::fs::create_dir_all(dir).map_err(|e| fail(format!("{}: error: {e}", dir.display())))?;
+    Ok(dumps)
+}
+
+/// A run's outcome as the Python side wraps it: the module, each pass's
+/// report, the numerics tables, and the drawings.
+type RunResult = (HloModule, Vec<PassReport>, Vec<PassCheckInfo>, RunDrawings);
+
+/// One run of the driver (`hlo_opt::driver::run`), as the command runs
+/// it: contract checks, the passes, per-pass dumps into `dump_dir`, the
+/// numeric check when asked, and the record of the page and the graph.
 #[pyfunction]
-#[pyo3(signature = (module, passes = None, all_computations = false, contract_checks = true))]
+#[pyo3(signature = (module, passes = None, all_computations = false, contract_checks = true, check_numerics = false, dump_dir = None, check_seed = 0, accept_unchecked = false, memory_limit = None))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     module: &HloModule,
     passes: Option<&Bound<'_, PyAny>>,
     all_computations: bool,
     contract_checks: bool,
-) -> PyResult<(HloModule, Vec<PassReport>)> {
-    let list = pass_list(passes)?;
-    let names = pipeline(py, list.as_deref(), all_computations)?.pass_names();
-    if contract_checks && !names.is_empty() {
-        contract(py, &module.inner)?;
-    }
-    let mut out = module.inner.clone();
-    let interrupts = Interrupts::new();
-    // The passes run without the GIL; a pipeline is made on that side.
-    let runs = py
-        .detach(|| {
-            let mut p =
-                hlo_opt::driver::pipeline(list.as_deref(), all_computations).map_err(|e| {
-                    PassError::After {
-                        pass: "pipeline",
-                        message: e,
-                    }
-                })?;
-            // Off with the input's check: see `Pipeline::contract_checks`.
-            p.contract_checks = contract_checks;
-            p.run_with(&mut out, &mut |run, _| interrupts.between_passes(run))
-        })
-        .map_err(|e| interrupts.raised().unwrap_or_else(|| pass_error(py, &e)))?;
-    let reports = runs
-        .iter()
-        .map(|r| pass_report(py, r))
-        .collect::<PyResult<_>>()?;
-    let out = HloModule {
-        inner: out,
-        from_proto: module.from_proto,
-    };
-    Ok((out, reports))
-}
-
-/// Runs passes on a copy of `module` under the reference interpreter:
-/// every pass that changed it is checked against the module before the
-/// passes, on seeded random inputs. Returns each pass's table; raises
-/// `NumericsError` naming the pass and output that moved.
-#[pyfunction]
-#[pyo3(signature = (module, passes = None, seed = 0, all_computations = false, accept_unchecked = false, memory_limit = None))]
-fn check_numerics(
-    py: Python<'_>,
-    module: &HloModule,
-    passes: Option<&Bound<'_, PyAny>>,
-    seed: u64,
-    all_computations: bool,
+    check_numerics: bool,
+    dump_dir: Option<std::path::PathBuf>,
+    check_seed: u64,
     accept_unchecked: bool,
     memory_limit: Option<MemoryLimit>,
-) -> PyResult<Vec<PassCheckInfo>> {
+) -> PyResult<RunResult> {
     let list = pass_list(passes)?;
     pipeline(py, list.as_deref(), all_computations)?;
     let interrupts = Interrupts::new();
-    let cfg = CheckConfig {
-        seed,
-        accept_unchecked,
-        eval: interrupts.eval_options(),
-        memory_budget: memory_budget(py, memory_limit)?,
-        ..CheckConfig::default()
+    let config = RunConfig {
+        passes: list,
+        all_computations,
+        no_contract_checks: !contract_checks,
+        check_numerics: if check_numerics {
+            Some(CheckConfig {
+                seed: check_seed,
+                accept_unchecked,
+                eval: interrupts.eval_options(),
+                memory_budget: memory_budget(py, memory_limit)?,
+                ..CheckConfig::default()
+            })
+        } else {
+            None
+        },
+        record: Some(module.inner.name.to_string()),
     };
-    let mut out = module.inner.clone();
-    let result = py.detach(|| {
-        let mut pipeline =
-            hlo_opt::driver::pipeline(list.as_deref(), all_computations).map_err(|e| {
-                CheckError::Pass(PassError::After {
-                    pass: "pipeline",
-                    message: e,
-                })
-            })?;
-        let mut ignore = |_: &PassCheck| {};
-        let mut check = NumericsCheck::new(&out, &cfg, &mut ignore);
-        let result = pipeline.run_with(&mut out, &mut |run, m| {
-            interrupts.between_passes(run)?;
-            check.after(run, m)
-        });
-        check.finish(result)
-    });
-    if let (Err(_), Some(interrupt)) = (&result, interrupts.raised()) {
-        return Err(interrupt);
-    }
-    match result {
-        Ok((_, checks)) => checks.iter().map(|c| pass_check(py, c)).collect(),
-        Err(CheckError::Pass(e)) => Err(pass_error(py, &e)),
-        Err(e) => {
-            let pass = match &e {
+    let mut callbacks = PythonCallbacks {
+        dumps: plan_dumps(py, dump_dir.as_deref(), &config)?,
+        staged: Staged::without_signal_handlers(),
+        interrupts: &interrupts,
+    };
+    let input = module.inner.clone();
+    let outcome = py.detach(|| driver_run::run(input, &config, &mut callbacks));
+    // The dumps are written whatever the outcome, as the command's are.
+    let committed = callbacks.staged.commit();
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(failure) => {
+            if let Some(interrupt) = interrupts.raised() {
+                return Err(interrupt);
+            }
+            return Err(run_error(py, &failure.error)?);
+        }
+    };
+    committed.map_err(|e| error(py, "HloOptError", e, &[]))?;
+    let reports = outcome
+        .runs
+        .iter()
+        .map(|r| pass_report(py, r))
+        .collect::<PyResult<_>>()?;
+    let checks = outcome
+        .checks
+        .iter()
+        .map(|c| pass_check(py, c))
+        .collect::<PyResult<_>>()?;
+    let drawings = RunDrawings {
+        record: outcome.record.expect("asked for"),
+        module: outcome.module.clone(),
+    };
+    let out = HloModule {
+        inner: outcome.module,
+        from_proto: module.from_proto,
+    };
+    Ok((out, reports, checks, drawings))
+}
+
+/// A failed run as the Python exception for it.
+fn run_error(py: Python<'_>, e: &RunError) -> PyResult<PyErr> {
+    Ok(match e {
+        RunError::Pipeline(message) => error(py, "PassError", message.clone(), &[]),
+        RunError::Contract(violations) => contract_error(py, violations)?,
+        RunError::Pass(e) => pass_error(py, e),
+        RunError::Numerics(CheckError::Pass(e)) => pass_error(py, e),
+        RunError::Numerics(e) => {
+            let pass = match e {
                 CheckError::Eval { pass, .. } => pass.map(str::to_string),
                 CheckError::Mismatch { pass, .. } => Some(pass.to_string()),
                 _ => None,
             };
-            Err(error(
+            error(
                 py,
                 "NumericsError",
                 e.to_string(),
                 &[("pass_name", py_obj(py, pass)?)],
-            ))
+            )
         }
-    }
+    })
 }
 
 /// An input or output array as numpy sees it: type string, shape, bytes.
@@ -699,13 +804,12 @@ fn pipeline(
     })
 }
 
-fn contract(py: Python<'_>, module: &Module) -> PyResult<()> {
-    let violations = hlo_opt::neuron::contract::check(module);
+fn contract_error(py: Python<'_>, violations: &[Violation]) -> PyResult<PyErr> {
     let Some(first) = violations.first() else {
-        return Ok(());
+        return Ok(error(py, "ContractViolation", String::new(), &[]));
     };
     let all: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
-    Err(error(
+    Ok(error(
         py,
         "ContractViolation",
         first.to_string(),
@@ -1036,9 +1140,9 @@ fn _hlo_opt(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<ReportEntryInfo>()?;
     m.add_class::<PassCheckInfo>()?;
     m.add_class::<OutputCheck>()?;
+    m.add_class::<RunDrawings>()?;
     m.add_function(wrap_pyfunction!(list_passes, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
-    m.add_function(wrap_pyfunction!(check_numerics, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_raw, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     Ok(())

@@ -56,6 +56,11 @@ pub trait Callbacks {
     }
     /// A pass's numerics table, as soon as it is known.
     fn numerics(&mut self, _check: &PassCheck) {}
+    /// After each pass (and what the run does after it): an error stops
+    /// the run there (Python's Ctrl-C).
+    fn after_pass(&mut self, _run: &PassRun) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Callbacks that want nothing.
@@ -195,10 +200,16 @@ pub fn run(
                     message,
                 })?;
         }
-        match &mut numerics {
-            Some(check) => check.after(run, m),
-            None => Ok(()),
+        if let Some(check) = &mut numerics {
+            check.after(run, m)?;
         }
+        callbacks
+            .borrow_mut()
+            .after_pass(run)
+            .map_err(|message| PassError::After {
+                pass: run.name,
+                message,
+            })
     };
     let result = pipeline.run_with(&mut module, &mut after);
     let judged = match numerics {

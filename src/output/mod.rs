@@ -46,6 +46,11 @@ use std::path::Path;
 /// Dropped without a commit, it removes them.
 #[derive(Default)]
 pub struct Staged {
+    /// Leave the process's signal handlers alone (a library in someone
+    /// else's process: Python's Ctrl-C stays a `KeyboardInterrupt`); a
+    /// signal then leaves the temporaries behind, never a destination
+    /// half-written.
+    no_signal_handlers: bool,
     files: Vec<StagedFile>,
     /// Stale files to remove at the commit (an `.npz`'s sidecar no longer
     /// needed).
@@ -62,6 +67,14 @@ struct StagedFile {
 impl Staged {
     pub fn new() -> Staged {
         Staged::default()
+    }
+
+    /// A [`Staged`] that installs no signal handler.
+    pub fn without_signal_handlers() -> Staged {
+        Staged {
+            no_signal_handlers: true,
+            ..Staged::default()
+        }
     }
 
     /// Writes `destination`'s content through `write`: to a temporary
@@ -97,11 +110,15 @@ impl Staged {
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
         #[cfg(unix)]
-        let (mut tmp, registered) = signals::while_blocked(|| {
-            let tmp = builder.tempfile_in(dir)?;
-            let registered = signals::remove_on_signal(tmp.path());
-            Ok::<_, io::Error>((tmp, registered))
-        })?;
+        let (mut tmp, registered) = if self.no_signal_handlers {
+            (builder.tempfile_in(dir)?, None)
+        } else {
+            signals::while_blocked(|| {
+                let tmp = builder.tempfile_in(dir)?;
+                let registered = signals::remove_on_signal(tmp.path());
+                Ok::<_, io::Error>((tmp, registered))
+            })?
+        };
         #[cfg(not(unix))]
         let mut tmp = builder.tempfile_in(dir)?;
         if let Some(permissions) = &destination.permissions {
@@ -130,6 +147,7 @@ impl Staged {
     /// failing between two renames can) stops the commit: the files not
     /// yet renamed are removed and the error names the destination.
     pub fn commit(self) -> Result<(), String> {
+        let no_signal_handlers = self.no_signal_handlers;
         let commit = || {
             for f in self.files {
                 f.temp
@@ -147,8 +165,9 @@ impl Staged {
             Ok(())
         };
         #[cfg(unix)]
-        return signals::while_blocked(commit);
-        #[cfg(not(unix))]
+        if !no_signal_handlers {
+            return signals::while_blocked(commit);
+        }
         commit()
     }
 }

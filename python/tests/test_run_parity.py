@@ -1,0 +1,78 @@
+"""One run, two faces: `hlo_opt.run` and the command give the same
+outputs for the same module and options (the page, the graph and its
+overlay, the per-pass dumps, the module), both being `driver::run`."""
+
+import copy
+import pickle
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hlo_opt
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def command():
+    return str(Path(sys.executable).parent / "hlo-opt")
+
+
+def without_times(page: str) -> str:
+    # The page shows each pass's time; nothing else differs between runs.
+    return re.sub(r"\d+\.\d+ ms", "T ms", page)
+
+
+@pytest.mark.parametrize("name", ["softmax_vjp_f32.hlo", "nrn_custom_calls_ffi.hlo"])
+def test_python_gives_what_the_command_writes(tmp_path, name):
+    path = EXAMPLES / name
+    out = subprocess.run(
+        [command(), str(path), "--report-html", "r.html", "--emit-graph", "g.json",
+         "--dump-dir", "dumps", "-o", "out.hlo"],
+        cwd=tmp_path, capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    module = hlo_opt.Module.from_text(path.read_text(), str(path))
+    legal, report = hlo_opt.run(module, dump_dir=tmp_path / "py-dumps")
+    assert legal.to_text() == (tmp_path / "out.hlo").read_text()
+    assert report.graph(as_text=True) == (tmp_path / "g.json").read_text()
+    assert report.overlay(as_text=True) == (tmp_path / "g.overlay.json").read_text()
+    # The page's title is the input's name: the file for the command, the
+    # module's name for Python.
+    page = without_times(report.html())
+    assert "<svg" in page
+    expected = without_times((tmp_path / "r.html").read_text())
+    assert page.replace(module.name, "TITLE") == expected.replace(str(path), "TITLE")
+    dumps = sorted(p.name for p in (tmp_path / "dumps").iterdir())
+    assert dumps == sorted(p.name for p in (tmp_path / "py-dumps").iterdir())
+    for d in dumps:
+        assert (tmp_path / "py-dumps" / d).read_bytes() == (tmp_path / "dumps" / d).read_bytes()
+
+
+def test_the_report_saves_copies_and_pickles(tmp_path):
+    module = hlo_opt.Module.from_text((EXAMPLES / "softmax_vjp_f32.hlo").read_text())
+    _, report = hlo_opt.run(module, check_numerics=True)
+    assert [c.name for c in report.checks] == [p.name for p in report.passes]
+    report.save_html(tmp_path / "r.html")
+    assert (tmp_path / "r.html").read_text() == report.html()
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
+    for other in (copy.deepcopy(report), pickle.loads(pickle.dumps(report))):
+        assert other.html() == report.html()
+        assert other.graph() == report.graph()
+        assert str(other) == str(report)
+        assert len(other.checks) == len(report.checks)
+
+
+def test_a_contract_violation_is_raised_before_the_passes():
+    # Any module whose Neuron call breaks its contract.
+    bad = hlo_opt.Module.from_text(
+        "HloModule m\n\nENTRY e {\n  x = f32[2,8] parameter(0)\n"
+        "  ROOT s = f32[4,4] custom-call(x), custom_call_target=\"AwsNeuronSoftmax\"\n}\n"
+    )
+    with pytest.raises(hlo_opt.ContractViolation):
+        hlo_opt.run(bad)
+    legal, _ = hlo_opt.run(bad, contract_checks=False, passes=[])
+    assert legal.to_text() == bad.to_text()
