@@ -92,3 +92,39 @@ fn the_interpreter_knows_neither_the_passes_nor_a_front() {
 fn neurons_catalog_depends_only_on_the_ir() {
     check("neuron", &["ir", "util"]);
 }
+
+/// The two faces (the command, `src/cli.rs`, and the Python binding,
+/// `python/src/lib.rs`) run the passes only through `driver::run`: neither
+/// runs a pipeline, the contract check or the numerics observer itself.
+#[test]
+fn the_command_and_python_run_only_through_the_driver() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let forbidden = [
+        "run_with(",
+        ".run(&mut",
+        "NumericsCheck",
+        "contract::check(",
+        "RunRecord::new",
+        "check_numerics::run_checked",
+    ];
+    for face in ["src/cli.rs", "python/src/lib.rs"] {
+        let path = root.join(face);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("run::run(") || text.contains("driver_run::run("),
+            "{face} does not call driver::run"
+        );
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for f in forbidden {
+                assert!(
+                    !line.contains(f),
+                    "{face}:{}: `{f}`: a face runs the passes only through driver::run",
+                    n + 1
+                );
+            }
+        }
+    }
+}
