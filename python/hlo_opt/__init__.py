@@ -1,8 +1,10 @@
 """hlo_opt: parse, print, legalize for AWS Neuron and evaluate XLA HLO
 modules. See docs/python.md."""
 
+import html
 import json
 import os
+import re
 import tempfile
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -94,6 +96,30 @@ class Report:
         """The node-data overlay ``--emit-graph`` writes beside the graph."""
         text = self._drawn_text("overlay")
         return text if as_text else json.loads(text)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the pass table and, for each rewrite, the page's
+        before/after drawings (inline SVG, no external resource)."""
+        rows = "".join(
+            f"<tr><td>{_escape(p.name)}</td><td>{'changed' if p.changed else 'unchanged'}</td>"
+            f"<td style='text-align:right'>{p.time * 1e3:.3f} ms</td>"
+            f"<td style='text-align:right'>{sum(e.kind == 'rewrote' for e in p.entries)}</td>"
+            f"<td style='text-align:right'>{sum(e.kind == 'skipped' for e in p.entries)}</td></tr>"
+            for p in self.passes
+        )
+        parts = [
+            "<div class='hlo-opt-report'><table><tr><th>pass</th><th></th><th>time</th>"
+            f"<th>rewrote</th><th>skipped</th></tr>{rows}</table>"
+        ]
+        for e in self.rewrote[:_REWRITES_SHOWN]:
+            parts.append(f"<p><b>{_escape(e.computation)}/{_escape(e.instruction)}</b>: {_escape(e.reason)}</p>")
+        if self._drawings is not None or "html" in self._drawn:
+            svgs = re.findall(r"<svg.*?</svg>", self.html(), flags=re.S)
+            parts.extend(svgs[: 2 * _REWRITES_SHOWN])
+        if len(self.rewrote) > _REWRITES_SHOWN:
+            parts.append(f"<p>... {len(self.rewrote) - _REWRITES_SHOWN} more rewrites (report.html())</p>")
+        parts.append("</div>")
+        return "".join(parts)
 
     def __getstate__(self):
         if self._drawings is not None:
@@ -189,6 +215,14 @@ def check_numerics(
         memory_limit=memory_limit,
     )
     return report.checks
+
+
+# Rewrites drawn inline in a notebook cell at most.
+_REWRITES_SHOWN = 8
+
+
+def _escape(text: str) -> str:
+    return html.escape(str(text), quote=True)
 
 
 def _write_atomically(path, text: str) -> None:

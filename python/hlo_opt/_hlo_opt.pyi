@@ -1,6 +1,6 @@
 """Type stubs of the native module (see hlo_opt/__init__.py for the API)."""
 
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 class Module:
     """An HLO module, immutable: passes give a new one. Copies are the
@@ -24,6 +24,10 @@ class Module:
         """The entry's parameters: (name, shape text, element type)."""
     @property
     def instruction_count(self) -> int: ...
+    @property
+    def opcode_counts(self) -> Dict[str, int]: ...
+    @property
+    def custom_call_targets(self) -> Dict[str, int]: ...
 
 class PassInfo:
     name: str

@@ -121,8 +121,104 @@ impl HloModule {
         self.inner.instruction_count()
     }
 
+    /// Instructions by opcode, over every computation.
+    #[getter]
+    fn opcode_counts(&self) -> std::collections::BTreeMap<&'static str, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for (_, comp) in self.inner.computations() {
+            for (_, instr) in comp.instructions() {
+                *counts.entry(instr.opcode.name()).or_insert(0) += 1;
+            }
+        }
+        counts
+    }
+
+    /// Custom calls by target, over every computation.
+    #[getter]
+    fn custom_call_targets(&self) -> std::collections::BTreeMap<String, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for (_, comp) in self.inner.computations() {
+            for (_, instr) in comp.instructions() {
+                if let Some(target) = instr.custom_call_target() {
+                    *counts.entry(target.to_string()).or_insert(0) += 1;
+                }
+            }
+        }
+        counts
+    }
+
     fn __str__(&self, py: Python<'_>) -> String {
         self.to_text(py, false)
+    }
+
+    /// Jupyter's view: name, parameters, instructions by opcode (the
+    /// most frequent; the rest summed) and the custom calls, Neuron's
+    /// first. Bounded whatever the module's size.
+    fn _repr_html_(&self) -> String {
+        const OPCODES_SHOWN: usize = 12;
+        const PARAMETERS_SHOWN: usize = 16;
+        let esc = |t: &str| {
+            t.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;")
+        };
+        let mut h = format!(
+            "<div class=\"hlo-opt-module\"><b>HloModule {}</b>: {} instructions in {} computations",
+            esc(&self.inner.name),
+            self.inner.instruction_count(),
+            self.inner.computations().count()
+        );
+        let params = self.parameters();
+        h.push_str("<table><tr><th>parameter</th><th>shape</th></tr>");
+        for (name, shape, _) in params.iter().take(PARAMETERS_SHOWN) {
+            h.push_str(&format!(
+                "<tr><td>{}</td><td><code>{}</code></td></tr>",
+                esc(name),
+                esc(shape)
+            ));
+        }
+        if params.len() > PARAMETERS_SHOWN {
+            h.push_str(&format!(
+                "<tr><td colspan=2>... {} more</td></tr>",
+                params.len() - PARAMETERS_SHOWN
+            ));
+        }
+        h.push_str("</table>");
+        let mut opcodes: Vec<_> = self.opcode_counts().into_iter().collect();
+        opcodes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        h.push_str("<table><tr><th>opcode</th><th>count</th></tr>");
+        for (op, n) in opcodes.iter().take(OPCODES_SHOWN) {
+            h.push_str(&format!("<tr><td>{op}</td><td>{n}</td></tr>"));
+        }
+        if opcodes.len() > OPCODES_SHOWN {
+            let rest: usize = opcodes[OPCODES_SHOWN..].iter().map(|(_, n)| n).sum();
+            h.push_str(&format!(
+                "<tr><td>{} other opcodes</td><td>{rest}</td></tr>",
+                opcodes.len() - OPCODES_SHOWN
+            ));
+        }
+        h.push_str("</table>");
+        let mut calls: Vec<_> = self.custom_call_targets().into_iter().collect();
+        calls.sort_by_key(|(t, _)| (!t.starts_with("AwsNeuron"), t.clone()));
+        if !calls.is_empty() {
+            h.push_str("<table><tr><th>custom call</th><th>count</th></tr>");
+            for (target, n) in calls.iter().take(OPCODES_SHOWN) {
+                h.push_str(&format!(
+                    "<tr><td><code>{}</code></td><td>{n}</td></tr>",
+                    esc(target)
+                ));
+            }
+            if calls.len() > OPCODES_SHOWN {
+                h.push_str(&format!(
+                    "<tr><td colspan=2>... {} more targets</td></tr>",
+                    calls.len() - OPCODES_SHOWN
+                ));
+            }
+            h.push_str("</table>");
+        }
+        h.push_str("</div>");
+        h
     }
 
     fn __repr__(&self) -> String {

@@ -76,3 +76,19 @@ def test_a_contract_violation_is_raised_before_the_passes():
         hlo_opt.run(bad)
     legal, _ = hlo_opt.run(bad, contract_checks=False, passes=[])
     assert legal.to_text() == bad.to_text()
+
+
+def test_jupyter_views_are_bounded_and_show_the_rewrites():
+    module = hlo_opt.Module.from_text((EXAMPLES / "softmax_vjp_f32.hlo").read_text())
+    view = module._repr_html_()
+    assert module.name in view and "<table>" in view and "parameter" in view
+    assert len(view) < 20_000
+    legal, report = hlo_opt.run(module)
+    assert "AwsNeuronSoftmax" in legal._repr_html_()
+    assert legal.custom_call_targets == {"AwsNeuronSoftmax": 1, "AwsNeuronSoftmaxBackward": 1}
+    assert sum(legal.opcode_counts.values()) == legal.instruction_count
+    page = report._repr_html_()
+    assert page.count("<svg") >= 2 * len(report.rewrote)
+    assert "native-to-custom-softmax" in page and "AwsNeuronSoftmaxBackward" in page
+    # Plain repr stays a terminal's one line.
+    assert "\n" not in repr(legal)
