@@ -305,19 +305,31 @@ def _array_output(hlo_type: str, descr: str, shape: List[int], data: bytes) -> n
 
 def evaluate(
     module: Module,
-    inputs: Optional[Mapping[str, object]] = None,
+    inputs: Union[None, Mapping[str, object], Sequence[object]] = None,
     seed: int = 0,
     memory_limit: Union[None, int, str] = None,
 ) -> Dict[str, np.ndarray]:
     """Evaluates ``module`` with the reference interpreter. ``inputs`` maps
     each entry parameter's name to an array of its type (bf16 and fp8 as
     ``ml_dtypes`` arrays); ``None`` uses seeded random inputs, as
-    ``hlo-opt eval`` does. Returns the outputs (the leaves of the result)
+    ``hlo-opt eval`` does. A sequence (list or tuple) gives the arrays in
+    parameter order instead, so ``jax.tree_util.tree_leaves(args)`` goes
+    straight in. Returns the outputs (the leaves of the result)
     as ``out0``, ``out1``, ..., as ``hlo-opt eval -o`` names them.
     ``memory_limit`` (bytes, or a size such as ``"4G"``) bounds the memory
     the evaluation holds at once: a module needing more raises
     ``EvalError`` before it runs; by default half of what is available."""
     raw = None
+    if inputs is not None and not isinstance(inputs, Mapping):
+        if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
+            raise EvalError("inputs: a mapping of parameter names, or a sequence in parameter order")
+        params = module.parameters
+        if len(inputs) != len(params):
+            raise EvalError(
+                f"inputs: the module takes {len(params)} parameters "
+                f"({[p[0] for p in params]}), {len(inputs)} arrays given"
+            )
+        inputs = {name: value for (name, _shape, _ty), value in zip(params, inputs)}
     if inputs is not None:
         params = module.parameters
         names = [p[0] for p in params]

@@ -92,3 +92,26 @@ def test_jupyter_views_are_bounded_and_show_the_rewrites():
     assert "native-to-custom-softmax" in page and "AwsNeuronSoftmaxBackward" in page
     # Plain repr stays a terminal's one line.
     assert "\n" not in repr(legal)
+
+
+def test_evaluate_takes_the_arrays_in_parameter_order():
+    import numpy as np
+
+    module = hlo_opt.Module.from_text((EXAMPLES / "softmax_vjp_f32.hlo").read_text())
+    rng = np.random.default_rng(0)
+    arrays = [
+        rng.standard_normal(
+            [int(d) for d in shape[shape.index("[") + 1 : shape.index("]")].split(",") if d],
+            dtype=np.float32,
+        )
+        for _name, shape, _ty in module.parameters
+    ]
+    by_name = {name: a for (name, _s, _t), a in zip(module.parameters, arrays)}
+    by_order = hlo_opt.evaluate(module, arrays)
+    expected = hlo_opt.evaluate(module, by_name)
+    assert by_order.keys() == expected.keys()
+    for k in expected:
+        assert np.array_equal(by_order[k], expected[k])
+    assert hlo_opt.evaluate(module, tuple(arrays)).keys() == expected.keys()
+    with pytest.raises(hlo_opt.EvalError, match="arrays given"):
+        hlo_opt.evaluate(module, arrays[:-1])
