@@ -3,7 +3,7 @@
 //! script both call [`main`].
 
 use crate::driver::check_numerics::{self, CheckConfig, PassCheck};
-use crate::driver::run::{self, RunConfig, RunError};
+use crate::driver::run::{self, DumpFiles, RunConfig, RunError};
 use crate::interp::budget::Budget;
 use crate::ir::verify::verify;
 use crate::ir::{Module, PrintOptions};
@@ -14,7 +14,6 @@ use crate::text::error::located_error;
 use crate::text::write_module;
 use crate::util as diag;
 use clap::Parser;
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -176,8 +175,8 @@ struct Outputs {
     module: Option<Destination>,
     report_html: Option<Destination>,
     graph: Option<(Destination, Destination)>,
-    /// By file name: every dump the run may write.
-    dumps: HashMap<String, Destination>,
+    /// Every dump the run may write.
+    dumps: DumpFiles,
 }
 
 fn plan_outputs(cli: &Cli, input: &str, config: &RunConfig) -> Result<Outputs, String> {
@@ -204,13 +203,7 @@ fn plan_outputs(cli: &Cli, input: &str, config: &RunConfig) -> Result<Outputs, S
         )),
         None => None,
     };
-    let mut dumps = HashMap::new();
-    if let Some(dir) = &cli.dump_dir {
-        for name in run::dump_names(config).map_err(|e| e.to_string())? {
-            let d = plan.output("--dump-dir", &dir.join(&name), Links::Replace)?;
-            dumps.insert(name, d);
-        }
-    }
+    let dumps = DumpFiles::plan(&mut plan, "--dump-dir", cli.dump_dir.as_deref(), config)?;
     Ok(Outputs {
         module,
         report_html,
@@ -222,7 +215,7 @@ fn plan_outputs(cli: &Cli, input: &str, config: &RunConfig) -> Result<Outputs, S
 /// What the command does while the run goes on: dumps staged with the
 /// other outputs, numerics tables printed as they come.
 struct CommandCallbacks<'a> {
-    dumps: &'a HashMap<String, Destination>,
+    dumps: &'a DumpFiles,
     staged: &'a mut Staged,
 }
 
@@ -232,12 +225,7 @@ impl run::Callbacks for CommandCallbacks<'_> {
     }
 
     fn dump(&mut self, name: &str, module: &Module) -> Result<(), String> {
-        match self.dumps.get(name) {
-            Some(d) => self.staged.write(d, |f| {
-                write_file(f, |w| write_module(module, &module.style, w))
-            }),
-            None => Ok(()),
-        }
+        self.dumps.stage(self.staged, name, module)
     }
 
     fn numerics(&mut self, check: &PassCheck) {

@@ -5,7 +5,7 @@
 use hlo_opt::driver::check_numerics::{CheckConfig, CheckError, PassCheck};
 use hlo_opt::driver::graph_json;
 use hlo_opt::driver::report_html::RunRecord;
-use hlo_opt::driver::run::{self as driver_run, RunConfig, RunError};
+use hlo_opt::driver::run::{self as driver_run, DumpFiles, RunConfig, RunError};
 use hlo_opt::interp::array::{Array, Value};
 use hlo_opt::interp::budget::{check_parameter_sizes, estimate, parse_size, Budget};
 use hlo_opt::interp::npy::NpyArray;
@@ -13,15 +13,13 @@ use hlo_opt::interp::{Cancel, EvalOptions};
 use hlo_opt::ir::verify::{verify, VerifyError};
 use hlo_opt::ir::{Module, PrintOptions};
 use hlo_opt::neuron::contract::Violation;
-use hlo_opt::output::{Destination, Links, OutputPlan, Staged};
+use hlo_opt::output::{OutputPlan, Staged};
 use hlo_opt::passes::{registry, PassError, PassRun, ReportEntry};
-use hlo_opt::text::write_module;
 use hlo_opt::text::ParseError;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple, PyType};
 use pyo3::{IntoPyObjectExt, PyClass};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -592,7 +590,7 @@ fn utf8(
 /// The Python face's callbacks: dumps staged into `dump_dir` (no signal
 /// handler: Ctrl-C stays Python's), and Ctrl-C checked between passes.
 struct PythonCallbacks<'a> {
-    dumps: HashMap<String, Destination>,
+    dumps: DumpFiles,
     staged: Staged,
     interrupts: &'a Interrupts,
 }
@@ -603,14 +601,7 @@ impl driver_run::Callbacks for PythonCallbacks<'_> {
     }
 
     fn dump(&mut self, name: &str, module: &Module) -> Result<(), String> {
-        match self.dumps.get(name) {
-            Some(d) => self.staged.write(d, |f| {
-                let mut w = std::io::BufWriter::new(f);
-                write_module(module, &module.style, &mut w)?;
-                std::io::Write::flush(&mut w)
-            }),
-            None => Ok(()),
-        }
+        self.dumps.stage(&mut self.staged, name, module)
     }
 
     fn after_pass(&mut self, run: &PassRun) -> Result<(), String> {
@@ -621,25 +612,17 @@ impl driver_run::Callbacks for PythonCallbacks<'_> {
 }
 
 /// The dump files of a run of `config` in `dir`, planned as the command
-/// plans them (links in the folder replaced, never followed).
+/// plans them; the folder is made.
 fn plan_dumps(
     py: Python<'_>,
     dir: Option<&std::path::Path>,
     config: &RunConfig,
-) -> PyResult<HashMap<String, Destination>> {
-    let Some(dir) = dir else {
-        return Ok(HashMap::new());
-    };
+) -> PyResult<DumpFiles> {
     let fail = |message: String| error(py, "HloOptError", message, &[]);
-    let mut plan = OutputPlan::new();
-    let mut dumps = HashMap::new();
-    for name in driver_run::dump_names(config).map_err(|e| fail(e.to_string()))? {
-        let d = plan
-            .output("dump_dir", &dir.join(&name), Links::Replace)
-            .map_err(fail)?;
-        dumps.insert(name, d);
+    let dumps = DumpFiles::plan(&mut OutputPlan::new(), "dump_dir", dir, config).map_err(fail)?;
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir).map_err(|e| fail(format!("{}: error: {e}", dir.display())))?;
     }
-    std::fs::create_dir_all(dir).map_err(|e| fail(format!("{}: error: {e}", dir.display())))?;
     Ok(dumps)
 }
 

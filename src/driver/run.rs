@@ -22,9 +22,14 @@ use super::check_numerics::{CheckConfig, CheckError, NumericsCheck, PassCheck};
 use super::report_html::RunRecord;
 use crate::ir::Module;
 use crate::neuron::contract::{self, Violation};
+use crate::output::{Destination, Links, OutputPlan, Staged};
 use crate::passes::{PassError, PassRun, Pipeline};
+use crate::text::write_module;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
+use std::io::Write;
+use std::path::Path;
 
 /// What to run and what to keep.
 #[derive(Clone, Debug, Default)]
@@ -118,6 +123,50 @@ impl From<RunError> for Box<Failure> {
             error,
             record: None,
         })
+    }
+}
+
+/// The dump files a run may write into a folder, planned with a face's
+/// other outputs (a link in the folder is replaced, never followed), and
+/// staged with them as the run hands modules over.
+#[derive(Default)]
+pub struct DumpFiles {
+    by_name: HashMap<String, Destination>,
+}
+
+impl DumpFiles {
+    /// Plans every dump of a run of `config` in `dir` (`what` names the
+    /// option in messages); `None`: no dumps.
+    pub fn plan(
+        plan: &mut OutputPlan,
+        what: &str,
+        dir: Option<&Path>,
+        config: &RunConfig,
+    ) -> Result<DumpFiles, String> {
+        let mut by_name = HashMap::new();
+        if let Some(dir) = dir {
+            for name in dump_names(config).map_err(|e| e.to_string())? {
+                let d = plan.output(what, &dir.join(&name), Links::Replace)?;
+                by_name.insert(name, d);
+            }
+        }
+        Ok(DumpFiles { by_name })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    /// Stages `module` as the dump `name`, in its own form.
+    pub fn stage(&self, staged: &mut Staged, name: &str, module: &Module) -> Result<(), String> {
+        match self.by_name.get(name) {
+            Some(d) => staged.write(d, |f| {
+                let mut w = std::io::BufWriter::new(f);
+                write_module(module, &module.style, &mut w)?;
+                w.flush()
+            }),
+            None => Ok(()),
+        }
     }
 }
 

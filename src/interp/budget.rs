@@ -176,26 +176,12 @@ impl Estimator<'_> {
             return 0;
         };
         // What the root depends on, in the interpreter's order.
-        let slots = comp.sequence().map(|i| i.index() + 1).max().unwrap_or(0);
-        let mut needed = vec![false; slots];
-        let mut stack = vec![root];
-        while let Some(id) = stack.pop() {
-            if !needed[id.index()] {
-                needed[id.index()] = true;
-                stack.extend(comp.instr(id).operands().iter().copied());
-            }
-        }
-        let order: Vec<_> = comp
-            .post_order()
-            .into_iter()
-            .filter(|i| needed[i.index()])
-            .collect();
-        let mut uses = vec![0u32; slots];
-        for &id in &order {
-            for &op in comp.instr(id).operands() {
-                uses[op.index()] += 1;
-            }
-        }
+        let super::Plan {
+            order,
+            mut uses,
+            slots,
+            ..
+        } = super::Plan::of(comp, root);
         // Buffers: their bytes and how many live values share each.
         let mut buffer_bytes: Vec<u64> = Vec::new();
         let mut sharers: Vec<u32> = Vec::new();

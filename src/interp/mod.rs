@@ -202,11 +202,47 @@ impl Default for EvalOptions {
 
 /// What a computation needs evaluated, in order, and how often each value
 /// is used (so it can be dropped after its last use).
-struct Plan {
-    order: Vec<InstrId>,
-    uses: Vec<u32>,
-    slots: usize,
+pub(crate) struct Plan {
+    pub(crate) order: Vec<InstrId>,
+    /// Per instruction slot: how many instructions of `order` use it.
+    pub(crate) uses: Vec<u32>,
+    pub(crate) slots: usize,
     root: InstrId,
+}
+
+impl Plan {
+    /// What `root` depends on, in post order, with each value's use
+    /// count: the order the interpreter evaluates `comp` in (and the
+    /// memory estimate walks).
+    pub(crate) fn of(comp: &Computation, root: InstrId) -> Plan {
+        let slots = comp.sequence().map(|i| i.index() + 1).max().unwrap_or(0);
+        let mut live = vec![false; slots];
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            if live[id.index()] {
+                continue;
+            }
+            live[id.index()] = true;
+            stack.extend(comp.instr(id).operands().iter().copied());
+        }
+        let order: Vec<InstrId> = comp
+            .post_order()
+            .into_iter()
+            .filter(|i| live[i.index()])
+            .collect();
+        let mut uses = vec![0u32; slots];
+        for &id in &order {
+            for &op in comp.instr(id).operands() {
+                uses[op.index()] += 1;
+            }
+        }
+        Plan {
+            order,
+            uses,
+            slots,
+            root,
+        }
+    }
 }
 
 /// The interpreter for one module, on one device.
@@ -389,34 +425,7 @@ impl<'m> Interpreter<'m> {
         let root = comp
             .root_opt()
             .ok_or_else(|| err(format!("computation {} has no root", comp.name)))?;
-        let slots = comp.sequence().map(|i| i.index() + 1).max().unwrap_or(0);
-        // Only what the root depends on.
-        let mut live = vec![false; slots];
-        let mut stack = vec![root];
-        while let Some(id) = stack.pop() {
-            if live[id.index()] {
-                continue;
-            }
-            live[id.index()] = true;
-            stack.extend(comp.instr(id).operands().iter().copied());
-        }
-        let order: Vec<InstrId> = comp
-            .post_order()
-            .into_iter()
-            .filter(|i| live[i.index()])
-            .collect();
-        let mut uses = vec![0u32; slots];
-        for &id in &order {
-            for &op in comp.instr(id).operands() {
-                uses[op.index()] += 1;
-            }
-        }
-        let plan = Rc::new(Plan {
-            order,
-            uses,
-            slots,
-            root,
-        });
+        let plan = Rc::new(Plan::of(comp, root));
         self.plans.borrow_mut().insert(cid, plan.clone());
         Ok(plan)
     }
