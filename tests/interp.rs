@@ -556,7 +556,7 @@ fn check_numerics_allows_rounding_noise_of_a_cancelling_sum() {
     // alone rejects the reassociation; its measured noise floor accepts it.
     let (r, tables) = run_one(true);
     r.unwrap();
-    assert!(tables.contains("ok (rounding noise"), "{tables}");
+    assert!(tables.contains("ok (with rounding noise"), "{tables}");
     // Dropping the mean is still caught.
     let (r, _) = run_one(false);
     let e = r.unwrap_err();

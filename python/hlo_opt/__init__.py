@@ -1,10 +1,8 @@
 """hlo_opt: parse, print, legalize for AWS Neuron and evaluate XLA HLO
 modules. See docs/python.md."""
 
-import html
 import json
 import os
-import re
 import tempfile
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -20,6 +18,8 @@ from ._hlo_opt import (
     ReportEntryInfo,
     list_passes,
 )
+from ._jax import JaxSignature, from_jax, from_jax_lowered, parameters_for
+from ._torch_xla import from_torch_xla
 from .errors import (
     ContractViolation,
     EvalError,
@@ -41,6 +41,10 @@ __all__ = [
     "run",
     "check_numerics",
     "evaluate",
+    "from_jax",
+    "from_jax_lowered",
+    "from_torch_xla",
+    "JaxSignature",
     "HloOptError",
     "ParseError",
     "ContractViolation",
@@ -74,7 +78,12 @@ class Report:
         if what not in self._drawn:
             if self._drawings is None:
                 raise HloOptError("this report has no record of the run to draw")
-            self._drawn[what] = getattr(self._drawings, what)()
+            if what == "notebook":
+                # Ids apart from any other report's in the same notebook.
+                text = self._drawings.notebook(_REWRITES_SHOWN, f"r{id(self):x}-")
+            else:
+                text = getattr(self._drawings, what)()
+            self._drawn[what] = text
         return self._drawn[what]
 
     def html(self) -> str:
@@ -97,33 +106,18 @@ class Report:
         text = self._drawn_text("overlay")
         return text if as_text else json.loads(text)
 
-    def _repr_html_(self) -> str:
-        """Jupyter's view: the pass table and, for each rewrite, the page's
-        before/after drawings (inline SVG, no external resource)."""
-        rows = "".join(
-            f"<tr><td>{_escape(p.name)}</td><td>{'changed' if p.changed else 'unchanged'}</td>"
-            f"<td style='text-align:right'>{p.time * 1e3:.3f} ms</td>"
-            f"<td style='text-align:right'>{sum(e.kind == 'rewrote' for e in p.entries)}</td>"
-            f"<td style='text-align:right'>{sum(e.kind == 'skipped' for e in p.entries)}</td></tr>"
-            for p in self.passes
-        )
-        parts = [
-            "<div class='hlo-opt-report'><table><tr><th>pass</th><th></th><th>time</th>"
-            f"<th>rewrote</th><th>skipped</th></tr>{rows}</table>"
-        ]
-        for e in self.rewrote[:_REWRITES_SHOWN]:
-            parts.append(f"<p><b>{_escape(e.computation)}/{_escape(e.instruction)}</b>: {_escape(e.reason)}</p>")
-        if self._drawings is not None or "html" in self._drawn:
-            svgs = re.findall(r"<svg.*?</svg>", self.html(), flags=re.S)
-            parts.extend(svgs[: 2 * _REWRITES_SHOWN])
-        if len(self.rewrote) > _REWRITES_SHOWN:
-            parts.append(f"<p>... {len(self.rewrote) - _REWRITES_SHOWN} more rewrites (report.html())</p>")
-        parts.append("</div>")
-        return "".join(parts)
+    def _repr_html_(self) -> Optional[str]:
+        """Jupyter's view: the pass table and, for each rewrite (the first
+        few), its before and after drawings side by side, as the page
+        draws them (inline SVG, no external resource). A report made by
+        hand, with no record of a run, has only its text view."""
+        if self._drawings is None and "notebook" not in self._drawn:
+            return None
+        return self._drawn_text("notebook")
 
     def __getstate__(self):
         if self._drawings is not None:
-            for what in ("html", "graph", "overlay"):
+            for what in ("html", "graph", "overlay", "notebook"):
                 self._drawn_text(what)
         return {"passes": self.passes, "checks": self.checks, "_drawn": dict(self._drawn)}
 
@@ -221,10 +215,6 @@ def check_numerics(
 _REWRITES_SHOWN = 8
 
 
-def _escape(text: str) -> str:
-    return html.escape(str(text), quote=True)
-
-
 def _write_atomically(path, text: str) -> None:
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
@@ -308,18 +298,27 @@ def evaluate(
     inputs: Union[None, Mapping[str, object], Sequence[object]] = None,
     seed: int = 0,
     memory_limit: Union[None, int, str] = None,
+    *,
+    kwargs: Optional[Mapping[str, object]] = None,
 ) -> Dict[str, np.ndarray]:
     """Evaluates ``module`` with the reference interpreter. ``inputs`` maps
     each entry parameter's name to an array of its type (bf16 and fp8 as
     ``ml_dtypes`` arrays); ``None`` uses seeded random inputs, as
     ``hlo-opt eval`` does. A sequence (list or tuple) gives the arrays in
     parameter order instead, so ``jax.tree_util.tree_leaves(args)`` goes
-    straight in. Returns the outputs (the leaves of the result)
+    straight in. For a module from :func:`from_jax` (or a run of one), a
+    tuple of the function's own arguments works too, with ``kwargs`` its
+    keyword arguments: ``evaluate(m, (x, params))`` computes ``fn(x,
+    params)``. Returns the outputs (the leaves of the result)
     as ``out0``, ``out1``, ..., as ``hlo-opt eval -o`` names them.
     ``memory_limit`` (bytes, or a size such as ``"4G"``) bounds the memory
     the evaluation holds at once: a module needing more raises
     ``EvalError`` before it runs; by default half of what is available."""
     raw = None
+    if isinstance(inputs, tuple) or kwargs is not None:
+        as_arguments = parameters_for(module, inputs if inputs is not None else (), kwargs)
+        if as_arguments is not None:
+            inputs = as_arguments
     if inputs is not None and not isinstance(inputs, Mapping):
         if isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
             raise EvalError("inputs: a mapping of parameter names, or a sequence in parameter order")

@@ -28,6 +28,11 @@ class Module:
     def opcode_counts(self) -> Dict[str, int]: ...
     @property
     def custom_call_targets(self) -> Dict[str, int]: ...
+    @property
+    def _signature(self) -> Optional[object]:
+        """How a frontend's arguments map to the parameters (from_jax)."""
+    @staticmethod
+    def _from_proto_with_signature(data: bytes, signature: object, parameter_count: int) -> "Module": ...
 
 class PassInfo:
     name: str
@@ -58,6 +63,8 @@ class OutputCheck:
     max_rel: float
     tolerance: float
     ok: bool
+    bound: Optional[str]
+    noise_floor: float
 
 class PassCheckInfo:
     name: str
@@ -70,6 +77,7 @@ class PassCheckInfo:
 def list_passes() -> List[PassInfo]: ...
 class RunDrawings:
     def html(self) -> str: ...
+    def notebook(self, shown: int, id_prefix: str) -> str: ...
     def graph(self) -> str: ...
     def overlay(self) -> str: ...
 

@@ -8,6 +8,7 @@ use hlo_opt::driver::report_html::RunRecord;
 use hlo_opt::driver::run::{self as driver_run, DumpFiles, RunConfig, RunError};
 use hlo_opt::interp::array::{Array, Value};
 use hlo_opt::interp::budget::{check_parameter_sizes, estimate, parse_size, Budget};
+use hlo_opt::interp::compare::Bound as ToleranceBound;
 use hlo_opt::interp::npy::NpyArray;
 use hlo_opt::interp::{Cancel, EvalOptions};
 use hlo_opt::ir::verify::{verify, VerifyError};
@@ -30,6 +31,9 @@ struct HloModule {
     /// Read from a binary proto (or made by passes from one): it is
     /// pickled as a proto, whose ids and fields its text would lose.
     from_proto: bool,
+    /// How the frontend's arguments map to the parameters (`from_jax`'s
+    /// `JaxSignature`), kept through passes, copies and pickles.
+    signature: Option<Py<PyAny>>,
 }
 
 #[pymethods]
@@ -69,6 +73,31 @@ impl HloModule {
             from_proto: true,
             ..m
         })
+    }
+
+    /// `from_proto` for a frontend that records how its arguments map to
+    /// the parameters (`hlo_opt.from_jax`): the map is kept when the
+    /// entry has the `parameter_count` parameters it fills.
+    #[staticmethod]
+    fn _from_proto_with_signature(
+        py: Python<'_>,
+        data: &[u8],
+        signature: Py<PyAny>,
+        parameter_count: usize,
+    ) -> PyResult<HloModule> {
+        let module = Self::from_proto(py, data)?;
+        let entry = module.inner.comp(module.inner.entry());
+        let fits = entry.parameters().len() == parameter_count;
+        Ok(HloModule {
+            signature: fits.then_some(signature),
+            ..module
+        })
+    }
+
+    /// The frontend's argument map, or `None`.
+    #[getter]
+    fn _signature(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.signature.as_ref().map(|s| s.clone_ref(py))
     }
 
     /// The module as HLO text: as it was written, or XLA's short form.
@@ -236,12 +265,40 @@ impl HloModule {
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let module = slf.get();
         let class = slf.get_type();
+        if let Some(signature) = &module.signature {
+            let data = if module.from_proto {
+                module.to_proto(py)?.into_any()
+            } else {
+                module.to_text(py, false).into_pyobject(py)?.into_any()
+            };
+            let args = (data, module.from_proto, signature.clone_ref(py));
+            return Ok((class.getattr("_restore")?, args.into_pyobject(py)?));
+        }
         if module.from_proto {
             let bytes = module.to_proto(py)?;
             return Ok((class.getattr("from_proto")?, (bytes,).into_pyobject(py)?));
         }
         let args = (module.to_text(py, false),).into_pyobject(py)?;
         Ok((class.getattr("from_text")?, args))
+    }
+
+    /// Unpickles a module that carries a signature.
+    #[staticmethod]
+    fn _restore(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        from_proto: bool,
+        signature: Py<PyAny>,
+    ) -> PyResult<HloModule> {
+        let module = if from_proto {
+            Self::from_proto(py, data.extract()?)?
+        } else {
+            Self::from_text(py, data.cast()?, None)?
+        };
+        Ok(HloModule {
+            signature: Some(signature),
+            ..module
+        })
     }
 
     // Immutable: a copy is the module itself, as for a str.
@@ -400,14 +457,23 @@ struct OutputCheck {
     name: String,
     shape: String,
     max_abs: f64,
+    /// max |got - want| / max|want|.
     max_rel: f64,
+    /// The relative tolerance, rtol.
     tolerance: f64,
     ok: bool,
+    /// The tightest bound that held (`None` when not ok):
+    /// "rtol*max|want|", "rtol*(|want|+max|want|)" or "rounding noise".
+    bound: Option<String>,
+    /// The rounding-noise allowance added to every element (0 if none).
+    noise_floor: f64,
 }
 
 #[pymethods]
 impl OutputCheck {
     #[new]
+    #[pyo3(signature = (name, shape, max_abs, max_rel, tolerance, ok, bound = None, noise_floor = 0.0))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         name: String,
         shape: String,
@@ -415,6 +481,8 @@ impl OutputCheck {
         max_rel: f64,
         tolerance: f64,
         ok: bool,
+        bound: Option<String>,
+        noise_floor: f64,
     ) -> Self {
         OutputCheck {
             name,
@@ -423,23 +491,30 @@ impl OutputCheck {
             max_rel,
             tolerance,
             ok,
+            bound,
+            noise_floor,
         }
     }
 
+    /// The row as the table prints it, under its heading.
     fn __repr__(&self) -> String {
-        format!(
-            "<OutputCheck {} {} {}>",
-            self.name,
-            self.shape,
-            if self.ok { "ok" } else { "FAIL" }
-        )
+        let w = self.name.len().max(8);
+        format!("{}\n{}", output_table_heading(w), self.row(w))
     }
-
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
         let s = slf.get();
         reduced(
             slf,
-            (&s.name, &s.shape, s.max_abs, s.max_rel, s.tolerance, s.ok),
+            (
+                &s.name,
+                &s.shape,
+                s.max_abs,
+                s.max_rel,
+                s.tolerance,
+                s.ok,
+                &s.bound,
+                s.noise_floor,
+            ),
         )
     }
 
@@ -450,6 +525,28 @@ impl OutputCheck {
     fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
         slf
     }
+}
+
+impl OutputCheck {
+    /// One row of a table whose name column is `w` wide.
+    fn row(&self, w: usize) -> String {
+        let verdict = match self.bound.as_deref().and_then(ToleranceBound::from_name) {
+            Some(bound) if self.ok => bound.verdict(self.noise_floor),
+            _ if self.ok => "ok".to_string(),
+            _ => "FAIL".to_string(),
+        };
+        format!(
+            "  {:<w$} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {verdict}",
+            self.name, self.shape, self.max_abs, self.max_rel, self.tolerance
+        )
+    }
+}
+
+fn output_table_heading(w: usize) -> String {
+    format!(
+        "  {:<w$} {:<24} {:>12} {:>12} {:>10}  result",
+        "output", "shape", "max abs err", "max rel err", "rtol"
+    )
 }
 
 /// What the numerical check saw after one pass.
@@ -489,6 +586,11 @@ impl PassCheckInfo {
 
     fn __str__(&self) -> String {
         self.table.clone()
+    }
+
+    /// The table `--check-numerics` prints for the pass.
+    fn __repr__(&self) -> String {
+        self.table.trim_end().to_string()
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
@@ -553,6 +655,13 @@ impl RunDrawings {
     /// The self-contained HTML page `--report-html` writes.
     fn html(&self, py: Python<'_>) -> PyResult<String> {
         py.detach(|| utf8(|w| self.record.write(w)))
+            .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
+    }
+
+    /// The notebook's view: the page's table and its first `shown`
+    /// rewrites, drawn before and after, in one self-styled `<div>`.
+    fn notebook(&self, py: Python<'_>, shown: usize, id_prefix: &str) -> PyResult<String> {
+        py.detach(|| utf8(|w| self.record.write_fragment(w, shown, id_prefix)))
             .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
     }
 
@@ -701,10 +810,16 @@ fn run(
         record: outcome.record.expect("asked for"),
         module: outcome.module.clone(),
     };
-    let out = HloModule {
+    let mut out = HloModule {
         inner: outcome.module,
         from_proto: module.from_proto,
+        signature: None,
     };
+    // The frontend's map holds while the entry's parameters do (no pass
+    // of ours changes them).
+    if out.parameters() == module.parameters() {
+        out.signature = module.signature.as_ref().map(|s| s.clone_ref(py));
+    }
     Ok((out, reports, checks, drawings))
 }
 
@@ -917,6 +1032,7 @@ fn verified(py: Python<'_>, module: Module, file: &str, text: Option<&str>) -> P
         Ok(()) => Ok(HloModule {
             inner: module,
             from_proto: false,
+            signature: None,
         }),
         Err(e) => Err(verify_error(py, &e, file, text)),
     }
@@ -1189,6 +1305,8 @@ fn pass_check(py: Python<'_>, c: &PassCheck) -> PyResult<PassCheckInfo> {
                     max_rel: r.diff.max_rel,
                     tolerance: r.diff.tolerance,
                     ok: r.diff.ok(),
+                    bound: r.diff.bound().map(|b| b.name().to_string()),
+                    noise_floor: r.diff.noise_floor,
                 },
             )
         })

@@ -249,8 +249,16 @@ def test_evaluate_names_what_is_wrong_with_the_inputs():
         hlo_opt.evaluate(module, {p[0]: np.zeros((1,), np.float32) for p in module.parameters})
 
 
-def test_the_docs_jax_example_runs_as_is():
+def test_the_docs_python_examples_run_as_is(tmp_path, monkeypatch, capsys):
     pytest.importorskip("jax")
+    monkeypatch.chdir(tmp_path)
     doc = (ROOT / "docs" / "python.md").read_text()
-    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(code, "docs/python.md", "exec"), {})
+    blocks = [b.split("```", 1)[0] for b in doc.split("```python\n")[1:]]
+    assert blocks
+    namespace = {}
+    for k, code in enumerate(blocks):
+        exec(compile(code, f"docs/python.md, python block {k + 1}", "exec"), namespace)
+    printed = capsys.readouterr().out
+    # What the page says the first example prints.
+    assert "-> AwsNeuronSoftmaxBackward" in printed and "-> AwsNeuronSoftmax\n" in printed
+    assert float(printed.split("max difference:")[1].split()[0]) < 1e-6

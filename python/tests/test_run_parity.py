@@ -87,9 +87,23 @@ def test_jupyter_views_are_bounded_and_show_the_rewrites():
     assert "AwsNeuronSoftmax" in legal._repr_html_()
     assert legal.custom_call_targets == {"AwsNeuronSoftmax": 1, "AwsNeuronSoftmaxBackward": 1}
     assert sum(legal.opcode_counts.values()) == legal.instruction_count
-    page = report._repr_html_()
-    assert page.count("<svg") >= 2 * len(report.rewrote)
-    assert "native-to-custom-softmax" in page and "AwsNeuronSoftmaxBackward" in page
+    view = report._repr_html_()
+    assert "native-to-custom-softmax" in view and "AwsNeuronSoftmaxBackward" in view
+    # Each rewrite in its own block, drawn before and after side by side.
+    blocks = view.split('<div class="entry rewrote"')[1:]
+    assert len(blocks) == len(report.rewrote) == 2
+    for block in blocks:
+        figures = re.findall(r'<figure class="(\w+)"><figcaption>\w+</figcaption><svg', block)
+        assert figures == ["before", "after"], figures
+    # Styled on its own (only inside its div), arrows defined, nothing fetched.
+    assert ".hlo-opt-report svg.graph" in view and "body {" not in view
+    assert 'marker id="arrow"' in view
+    assert not re.search(r'(src|href)="(https?:)?//', view)
+    # Drawn once; a copy holds the drawing.
+    assert report._repr_html_() is view
+    assert copy.deepcopy(report)._repr_html_() == view
+    # A report made by hand has only its text view.
+    assert hlo_opt.Report(report.passes)._repr_html_() is None
     # Plain repr stays a terminal's one line.
     assert "\n" not in repr(legal)
 

@@ -84,18 +84,14 @@ impl PassCheck {
         if !self.rows.is_empty() {
             s.push_str(&format!(
                 "  {:<w$} {:<24} {:>12} {:>12} {:>10}  {}\n",
-                "output", "shape", "max abs err", "max rel err", "tolerance", "result"
+                "output", "shape", "max abs err", "max rel err", "rtol", "result"
             ));
         }
         for r in &self.rows {
-            let verdict = if r.diff.ok() && r.diff.noise_floor > 0.0 {
-                format!("ok (rounding noise {:.1e})", r.diff.noise_floor)
-            } else if r.diff.ok() {
-                "ok".to_string()
-            } else if let Some(m) = &r.diff.shape_mismatch {
-                format!("FAIL: {m}")
-            } else {
-                format!("FAIL: {} elements", r.diff.bad)
+            let verdict = match (r.diff.bound(), &r.diff.shape_mismatch) {
+                (Some(bound), _) => bound.verdict(r.diff.noise_floor),
+                (None, Some(m)) => format!("FAIL: {m}"),
+                (None, None) => format!("FAIL: {} elements", r.diff.bad),
             };
             s.push_str(&format!(
                 "  {:<w$} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {}\n",

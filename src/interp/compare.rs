@@ -53,6 +53,63 @@ impl Diff {
     pub fn ok(&self) -> bool {
         self.bad == 0 && self.shape_mismatch.is_none()
     }
+
+    /// The tightest bound an output within tolerance met; `None` when
+    /// it is not within tolerance.
+    pub fn bound(&self) -> Option<Bound> {
+        if !self.ok() {
+            return None;
+        }
+        // An all-zero reference leaves max_rel at 0 whatever the error.
+        let all_zero_want = self.max_abs > 0.0 && self.max_rel == 0.0;
+        Some(if self.noise_floor > 0.0 {
+            Bound::RoundingNoise
+        } else if self.max_rel <= self.tolerance && !all_zero_want {
+            Bound::OfMaximum
+        } else {
+            Bound::Elementwise
+        })
+    }
+}
+
+/// Which bound held for an output within tolerance: a reader comparing
+/// `max rel err` with `rtol` sees why the first is ok, not the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Every error within `rtol * max|want|` (exact types: all equal).
+    OfMaximum,
+    /// Only within `rtol * (|want| + max|want|)`: the larger elements
+    /// used their own size too.
+    Elementwise,
+    /// Only with the output's rounding-noise allowance added.
+    RoundingNoise,
+}
+
+impl Bound {
+    const ALL: [Bound; 3] = [Bound::OfMaximum, Bound::Elementwise, Bound::RoundingNoise];
+
+    /// The name Python's `OutputCheck.bound` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::OfMaximum => "rtol*max|want|",
+            Bound::Elementwise => "rtol*(|want|+max|want|)",
+            Bound::RoundingNoise => "rounding noise",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Bound> {
+        Bound::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// The result column of `--check-numerics`'s table for an output
+    /// within this bound (`noise_floor`: the allowance it was given).
+    pub fn verdict(self, noise_floor: f64) -> String {
+        match self {
+            Bound::OfMaximum => "ok".to_string(),
+            Bound::Elementwise => format!("ok (each err <= {})", self.name()),
+            Bound::RoundingNoise => format!("ok (with rounding noise {noise_floor:.1e})"),
+        }
+    }
 }
 
 impl fmt::Display for Diff {
@@ -303,5 +360,50 @@ fn perturb(v: &Value, rng: &mut super::random::Rng) -> Result<Value, EvalError> 
             Ok(Value::array(Array::new(a.ty, a.dims.clone(), data)?))
         }
         _ => Ok(v.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(values: &[f32]) -> Array {
+        Array::new(
+            PrimitiveType::F32,
+            vec![values.len()],
+            Data::F32(values.to_vec()),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_table_names_the_bound_that_held() {
+        let want = f32s(&[100.0, 1.0]);
+        // 1e-3 off the largest element: within rtol 1e-4 of max|want|
+        // (1e-2), so the first bound.
+        let d = compare_with(&f32s(&[100.001, 1.0]), &want, 1e-4);
+        assert_eq!(d.bound(), Some(Bound::OfMaximum), "{d}");
+        assert_eq!(Bound::OfMaximum.verdict(0.0), "ok");
+        // 1.5e-2 off: past rtol * max|want| (max rel err 1.5e-4), within
+        // rtol * (|want| + max|want|) = 2e-2 only.
+        let d = compare_with(&f32s(&[100.015, 1.0]), &want, 1e-4);
+        assert!(d.max_rel > d.tolerance);
+        assert_eq!(d.bound(), Some(Bound::Elementwise), "{d}");
+        assert_eq!(
+            Bound::Elementwise.verdict(0.0),
+            "ok (each err <= rtol*(|want|+max|want|))"
+        );
+        // Past both, but within a noise allowance.
+        let d = compare_with_floor(&f32s(&[100.5, 1.0]), &want, 1e-4, 1.0);
+        assert_eq!(d.bound(), Some(Bound::RoundingNoise), "{d}");
+        // Past everything: no bound held.
+        let d = compare_with(&f32s(&[101.0, 1.0]), &want, 1e-4);
+        assert_eq!(d.bound(), None);
+        // An all-zero reference: any error is past rtol * max|want| = 0.
+        let d = compare_with_floor(&f32s(&[1e-9, 0.0]), &f32s(&[0.0, 0.0]), 1e-4, 1e-6);
+        assert_eq!(d.bound(), Some(Bound::RoundingNoise), "{d}");
+        for b in Bound::ALL {
+            assert_eq!(Bound::from_name(b.name()), Some(b));
+        }
     }
 }

@@ -176,6 +176,18 @@ impl RunRecord {
     pub fn write(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         page::write(self, out)
     }
+
+    /// The page's table and first `shown` rewrites as one `<div>` styled
+    /// on its own: a notebook's view of the run. `id_prefix` keeps its
+    /// ids apart from other views in the same document.
+    pub fn write_fragment(
+        &self,
+        out: &mut dyn std::io::Write,
+        shown: usize,
+        id_prefix: &str,
+    ) -> std::io::Result<()> {
+        page::write_fragment(self, out, shown, id_prefix)
+    }
 }
 
 /// Name -> instruction of the computations looked at, built once each.

@@ -31,6 +31,11 @@ pre.hlo span:target { background: #ffef9e; }
 .legend span { display: inline-block; padding: 0 6px; margin-right: 6px; border: 1px solid #999; }
 "#;
 
+// The arrow head every drawing's edges share, and the colours' legend.
+const DEFS_AND_LEGEND: &[u8] = br##"<svg width="0" height="0" style="position:absolute"><defs><marker id="arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L8,4 L0,8 z" fill="#888"/></marker></defs></svg>
+<p class="legend"><span style="background:#fde2c4">matched</span><span style="background:#c8f0d8">made by the pass</span><span style="background:#fff3b0">left alone</span><span style="background:#f4f4f4">operands and users</span></p>
+"##;
+
 pub(super) fn write(r: &RunRecord, out: &mut dyn Write) -> std::io::Result<()> {
     let title = escape(&r.title);
     write!(
@@ -39,33 +44,8 @@ pub(super) fn write(r: &RunRecord, out: &mut dyn Write) -> std::io::Result<()> {
          <title>hlo-opt report: {title}</title><style>{STYLE}</style></head><body>\n\
          <h1>hlo-opt report: {title}</h1>\n"
     )?;
-    // The arrow head every drawing's edges share.
-    out.write_all(
-        br##"<svg width="0" height="0" style="position:absolute"><defs><marker id="arrow" viewBox="0 0 8 8" refX="8" refY="4" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L8,4 L0,8 z" fill="#888"/></marker></defs></svg>
-<p class="legend"><span style="background:#fde2c4">matched</span><span style="background:#c8f0d8">made by the pass</span><span style="background:#fff3b0">left alone</span><span style="background:#f4f4f4">operands and users</span></p>
-"##,
-    )?;
-    out.write_all(
-        b"<table class=\"passes\"><tr><th>pass</th><th></th><th>time</th><th>rewrote</th><th>skipped</th></tr>\n",
-    )?;
-    for (k, p) in r.passes.iter().enumerate() {
-        let rewrote = p.entries.iter().filter(|e| e.rewrote).count();
-        let skipped = p.entries.len() - rewrote;
-        let state = if p.changed { "changed" } else { "unchanged" };
-        // Only passes with something to show have a section.
-        let name = if p.entries.is_empty() {
-            p.name.to_string()
-        } else {
-            format!("<a href=\"#pass-{k}\">{}</a>", p.name)
-        };
-        writeln!(
-            out,
-            "<tr><td>{name}</td><td class=\"{state}\">{state}</td>\
-             <td class=\"num\">{:.3} ms</td><td class=\"num\">{rewrote}</td><td class=\"num\">{skipped}</td></tr>",
-            p.elapsed.as_secs_f64() * 1e3
-        )?;
-    }
-    out.write_all(b"</table>\n")?;
+    out.write_all(DEFS_AND_LEGEND)?;
+    passes_table(r, out, true)?;
     if r.passes.iter().all(|p| p.entries.is_empty()) {
         out.write_all(b"<p>No pass rewrote or skipped anything.</p>\n")?;
     }
@@ -85,6 +65,97 @@ pub(super) fn write(r: &RunRecord, out: &mut dyn Write) -> std::io::Result<()> {
         out.write_all(b"</section>\n")?;
     }
     out.write_all(b"</body></html>\n")
+}
+
+/// The page's pass table and its first `shown` rewrites, each with its
+/// before and after drawings side by side, as one `<div>` that styles only
+/// itself (a notebook cell's view: Jupyter's `_repr_html_`). `id_prefix`
+/// keeps its element ids apart from another view's in the same document.
+pub(super) fn write_fragment(
+    r: &RunRecord,
+    out: &mut dyn Write,
+    shown: usize,
+    id_prefix: &str,
+) -> std::io::Result<()> {
+    write!(
+        out,
+        "<div class=\"hlo-opt-report\"><style>{}</style>",
+        scoped(STYLE, ".hlo-opt-report")
+    )?;
+    out.write_all(DEFS_AND_LEGEND)?;
+    passes_table(r, out, false)?;
+    let rewrites = r.passes.iter().enumerate().flat_map(|(k, p)| {
+        p.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.rewrote)
+            .map(move |(j, e)| (k, p.name, j, e))
+    });
+    let mut total = 0;
+    let mut heading = None;
+    for (k, name, j, e) in rewrites {
+        total += 1;
+        if total > shown {
+            continue;
+        }
+        if heading != Some(k) {
+            writeln!(out, "<h4>{name}</h4>")?;
+            heading = Some(k);
+        }
+        entry(out, e, &format!("{id_prefix}p{k}e{j}"))?;
+    }
+    if total > shown {
+        writeln!(
+            out,
+            "<p>... {} more rewrites: the whole page is report.html()</p>",
+            total - shown
+        )?;
+    }
+    out.write_all(b"</div>\n")
+}
+
+/// `style` with every rule applied only inside `scope` (`body` is the
+/// scope itself).
+fn scoped(style: &str, scope: &str) -> String {
+    let mut s = String::with_capacity(style.len() * 2);
+    for rule in style.split('}') {
+        let Some((selectors, body)) = rule.split_once('{') else {
+            continue;
+        };
+        let selectors: Vec<String> = selectors
+            .split(',')
+            .map(|sel| match sel.trim() {
+                "body" => scope.to_string(),
+                sel => format!("{scope} {sel}"),
+            })
+            .collect();
+        s.push_str(&format!("{} {{{}}}\n", selectors.join(", "), body));
+    }
+    s
+}
+
+/// The pass table; `links`: each pass with entries links to its section.
+fn passes_table(r: &RunRecord, out: &mut dyn Write, links: bool) -> std::io::Result<()> {
+    out.write_all(
+        b"<table class=\"passes\"><tr><th>pass</th><th></th><th>time</th><th>rewrote</th><th>skipped</th></tr>\n",
+    )?;
+    for (k, p) in r.passes.iter().enumerate() {
+        let rewrote = p.entries.iter().filter(|e| e.rewrote).count();
+        let skipped = p.entries.len() - rewrote;
+        let state = if p.changed { "changed" } else { "unchanged" };
+        let name = if links && !p.entries.is_empty() {
+            format!("<a href=\"#pass-{k}\">{}</a>", p.name)
+        } else {
+            p.name.to_string()
+        };
+        writeln!(
+            out,
+            "<tr><td>{name}</td><td class=\"{state}\">{state}</td>\
+             <td class=\"num\">{:.3} ms</td><td class=\"num\">{rewrote}</td><td class=\"num\">{skipped}</td></tr>",
+            p.elapsed.as_secs_f64() * 1e3
+        )?;
+    }
+    out.write_all(b"</table>\n")
 }
 
 fn entry(out: &mut dyn Write, e: &Entry, id: &str) -> std::io::Result<()> {
