@@ -19,7 +19,7 @@ from ._hlo_opt import (
     list_passes,
 )
 from ._jax import JaxSignature, from_jax, from_jax_lowered, parameters_for
-from ._torch_xla import from_torch_xla
+from ._torch_xla import from_torch_xla, torch_xla_inputs
 from .errors import (
     ContractViolation,
     EvalError,
@@ -44,6 +44,7 @@ __all__ = [
     "from_jax",
     "from_jax_lowered",
     "from_torch_xla",
+    "torch_xla_inputs",
     "JaxSignature",
     "HloOptError",
     "ParseError",
