@@ -6,12 +6,11 @@ use crate::driver::check_numerics::{self, CheckConfig, PassCheck};
 use crate::driver::run::{self, DumpFiles, RunConfig, RunError};
 use crate::interp::budget::Budget;
 use crate::ir::verify::verify;
-use crate::ir::{Module, PrintOptions};
+use crate::ir::Module;
 use crate::neuron::contract::Violation;
 use crate::output::{Destination, Links, OutputPlan, Staged};
 use crate::passes::{self, PassRun};
 use crate::text::error::located_error;
-use crate::text::write_module;
 use crate::util as diag;
 use clap::Parser;
 use std::io::Write;
@@ -134,6 +133,10 @@ enum Command {
     /// Run a module with the reference interpreter on .npz or seeded
     /// inputs, and write, print or compare its outputs.
     Eval(crate::driver::eval::EvalCli),
+    /// Run every module of a training program (an XLA dump folder, the
+    /// Neuron compile cache, module files) in parallel: OUT/<id>.hlo per
+    /// module, OUT/summary.json, OUT/index.html (docs/batch.md).
+    Batch(crate::driver::batch::BatchCli),
 }
 
 /// Runs the command on `args` (the program name first); returns the
@@ -151,8 +154,10 @@ where
             return e.exit_code().try_into().unwrap_or(2);
         }
     };
-    if let Some(Command::Eval(eval)) = &cli.command {
-        return crate::driver::eval::main(eval);
+    match &cli.command {
+        Some(Command::Eval(eval)) => return crate::driver::eval::main(eval),
+        Some(Command::Batch(batch)) => return crate::driver::batch::main(batch),
+        None => {}
     }
     let level = match cli.verbose {
         0 => log::LevelFilter::Warn,
@@ -307,11 +312,6 @@ fn run(cli: &Cli) -> Result<(), String> {
         diag::diag(&report_text(&outcome.runs));
     }
     let module = outcome.module;
-    let options = if cli.short {
-        PrintOptions::short_form()
-    } else {
-        module.style
-    };
     let proto_out = match cli.output_format.as_deref() {
         Some(f) => f == "proto",
         None => cli
@@ -337,17 +337,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         })?;
     }
     let write_module_to = |w: &mut dyn Write| {
-        if proto_out {
-            // Streamed: a computation's bytes at a time, never the whole proto.
-            crate::proto::to_proto::write_module_proto(&module, w).map_err(|e| match e {
-                crate::proto::to_proto::WriteError::Io(e) => e,
-                crate::proto::to_proto::WriteError::Proto(e) => {
-                    std::io::Error::other(format!("cannot write {file_name} as a proto: {e}"))
-                }
-            })
-        } else {
-            write_module(&module, &options, w)
-        }
+        crate::driver::input::write_module_output(&module, proto_out, cli.short, &file_name, w)
     };
     match &outputs.module {
         Some(d) => staged.write(d, |f| write_file(f, write_module_to))?,

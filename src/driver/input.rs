@@ -1,5 +1,6 @@
 //! Reading a module from a file or standard input, as HLO text or a
-//! binary proto: what `hlo-opt` and `hlo-opt eval` share.
+//! binary proto, and writing one: what `hlo-opt`, `hlo-opt eval` and
+//! `hlo-opt batch` share.
 
 use crate::text::{parse_module_from_reader, parse_module_owned, ReadError};
 use std::io::{BufRead, BufReader, Read};
@@ -70,4 +71,31 @@ pub fn read_module_input(
     let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error().valid_up_to()))?;
     let module = parse_module_owned(text, &file_name).map_err(|e| e.to_string())?;
     Ok((module, file_name))
+}
+
+/// Writes `module` as the command writes its output: a binary proto, or
+/// text as it was written (XLA's short form with `short`).
+pub fn write_module_output(
+    module: &crate::ir::Module,
+    proto: bool,
+    short: bool,
+    file_name: &str,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use crate::proto::to_proto::{write_module_proto, WriteError};
+    if proto {
+        // Streamed: a computation's bytes at a time, never the whole proto.
+        return write_module_proto(module, w).map_err(|e| match e {
+            WriteError::Io(e) => e,
+            WriteError::Proto(e) => {
+                std::io::Error::other(format!("cannot write {file_name} as a proto: {e}"))
+            }
+        });
+    }
+    let options = if short {
+        crate::ir::PrintOptions::short_form()
+    } else {
+        module.style
+    };
+    crate::text::write_module(module, &options, w)
 }

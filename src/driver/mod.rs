@@ -3,6 +3,7 @@
 //! judge; `eval` is the `hlo-opt eval` command. The interpreter itself
 //! knows neither the passes nor the text front.
 
+pub mod batch;
 pub mod check_numerics;
 pub mod eval;
 pub mod graph_json;

@@ -1,0 +1,269 @@
+//! Finding the modules of a training program under the paths given:
+//!
+//! - an XLA dump folder (`XLA_FLAGS=--xla_dump_to=DIR`): files named
+//!   `module_NNNN.<name>.<stage>.txt` or `.hlo.pb` (`.pb`), one module per
+//!   `module_NNNN.<name>` prefix, at one stage (`before_optimizations` by
+//!   default); the proto is taken over the text when both are there (a
+//!   text dump elides large constants unless `--xla_dump_large_constants`).
+//!   The dump's other files (other stages, buffer assignments, LLVM IR,
+//!   objects) and its per-module folders (`module_NNNN.<name>/`, holding
+//!   `compile_options.pb` and `topology.pb`) are not modules;
+//! - the Neuron compile cache: `neuronxcc-<version>/MODULE_<hash>/` folders
+//!   holding `model.hlo_module.pb` (gzipped or not; `.pb.gz` too), with the
+//!   version and `compile_flags.json` recorded;
+//! - plain files: `.hlo`, `.pb`, and `.txt` files that hold HLO text.
+//!
+//! Module ids are what the user already sees: the dump's
+//! `module_NNNN.<name>` prefix, the cache's `MODULE_...` folder name, a
+//! plain file's name without its extension. Two modules with one id (two
+//! dump folders given) are told apart by `~2`, `~3`, ... in path order.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The stage taken from an XLA dump unless `--stage` says otherwise.
+pub const DEFAULT_STAGE: &str = "before_optimizations";
+
+/// Where a module was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    XlaDump {
+        stage: String,
+    },
+    NeuronCache {
+        version: Option<String>,
+        compile_flags: Option<PathBuf>,
+    },
+    File,
+}
+
+impl Source {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Source::XlaDump { .. } => "xla-dump",
+            Source::NeuronCache { .. } => "neuron-cache",
+            Source::File => "file",
+        }
+    }
+}
+
+/// One module to run.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub id: String,
+    pub path: PathBuf,
+    pub source: Source,
+    /// Bytes on disk, to run the largest first.
+    pub size: u64,
+}
+
+/// Every module under `paths`, sorted by id; an unreadable path is an
+/// error naming it.
+pub fn discover(paths: &[PathBuf], stage: &str) -> Result<Vec<Found>, String> {
+    let mut found = Vec::new();
+    for path in paths {
+        let meta =
+            std::fs::metadata(path).map_err(|e| format!("{}: error: {e}", path.display()))?;
+        if meta.is_dir() {
+            walk(path, stage, &mut found)?;
+        } else if let Some(f) = classify_file(path, stage, true) {
+            found.push(f);
+        } else {
+            return Err(format!(
+                "{}: error: not a module this batch reads (.hlo, .txt, .pb, model.hlo_module.pb[.gz], or an XLA dump's module_NNNN.*.{stage}.txt/.pb)",
+                path.display()
+            ));
+        }
+    }
+    Ok(deduplicate(found))
+}
+
+fn walk(dir: &Path, stage: &str, found: &mut Vec<Found>) -> Result<(), String> {
+    let read_error = |e: std::io::Error| format!("{}: error: {e}", dir.display());
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(read_error)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(read_error)?;
+    entries.sort();
+    // An XLA dump's stage in both forms: the proto wins.
+    let mut dump_stages: BTreeMap<String, Found> = BTreeMap::new();
+    for path in entries {
+        // Links are not followed: a cache can link folders in loops.
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            let dump_side_folder = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| is_xla_dump_name(&format!("{n}.")));
+            if !dump_side_folder {
+                walk(&path, stage, found)?;
+            }
+            continue;
+        }
+        if !meta.is_file() {
+            continue;
+        }
+        let Some(f) = classify_file(&path, stage, false) else {
+            continue;
+        };
+        if let Source::XlaDump { .. } = f.source {
+            let is_proto = path.extension().is_some_and(|e| e == "pb");
+            match dump_stages.get(&f.id) {
+                Some(_) if !is_proto => {}
+                _ => {
+                    dump_stages.insert(f.id.clone(), f);
+                }
+            }
+        } else {
+            found.push(f);
+        }
+    }
+    found.extend(dump_stages.into_values());
+    Ok(())
+}
+
+/// What `path` is, if a module. `given`: named on the command line (a
+/// `.txt` there is taken as HLO text without looking).
+fn classify_file(path: &Path, stage: &str, given: bool) -> Option<Found> {
+    let name = path.file_name()?.to_str()?;
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let found = |id: String, source| {
+        Some(Found {
+            id,
+            path: path.to_path_buf(),
+            source,
+            size,
+        })
+    };
+    if name == "model.hlo_module.pb" || name == "model.hlo_module.pb.gz" {
+        let module_dir = path.parent()?;
+        let id = module_dir.file_name()?.to_str()?.to_string();
+        let version = module_dir
+            .parent()
+            .and_then(|d| d.file_name())
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("neuronxcc-"))
+            .map(str::to_string);
+        let flags = module_dir.join("compile_flags.json");
+        let compile_flags = flags.is_file().then_some(flags);
+        return found(
+            id,
+            Source::NeuronCache {
+                version,
+                compile_flags,
+            },
+        );
+    }
+    if let Some(id) = xla_dump_id(name, stage) {
+        return found(
+            id,
+            Source::XlaDump {
+                stage: stage.to_string(),
+            },
+        );
+    }
+    if name.starts_with("module_") && is_xla_dump_name(name) {
+        // Another stage, or another file the dump writes beside it.
+        return None;
+    }
+    let stem = |ext: &str| name.strip_suffix(ext).map(str::to_string);
+    if let Some(id) = stem(".hlo").or_else(|| stem(".pb")) {
+        return found(id, Source::File);
+    }
+    if let Some(id) = stem(".txt") {
+        if given || holds_hlo_text(path) {
+            return found(id, Source::File);
+        }
+    }
+    None
+}
+
+/// `module_0007.jit_step.before_optimizations.txt` -> `module_0007.jit_step`.
+fn xla_dump_id(name: &str, stage: &str) -> Option<String> {
+    let rest = name
+        .strip_suffix(".txt")
+        .or_else(|| name.strip_suffix(".hlo.pb"))
+        .or_else(|| name.strip_suffix(".pb"))?;
+    let id = rest.strip_suffix(stage)?.strip_suffix('.')?;
+    is_xla_dump_name(id).then(|| id.to_string())
+}
+
+/// `module_` and digits, then a dot.
+fn is_xla_dump_name(name: &str) -> bool {
+    name.strip_prefix("module_")
+        .and_then(|rest| rest.split_once('.'))
+        .is_some_and(|(digits, _)| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A `.txt` found in a folder is taken when it starts as HLO text does.
+fn holds_hlo_text(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let n = f.read(&mut head).unwrap_or(0);
+    let text = String::from_utf8_lossy(&head[..n]);
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("//"))
+        .is_some_and(|l| l.starts_with("HloModule "))
+}
+
+/// Sorted by path, then ids made unique with `~2`, `~3`, ...; the result
+/// sorted by id.
+fn deduplicate(mut found: Vec<Found>) -> Vec<Found> {
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found.dedup_by(|a, b| a.path == b.path);
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for f in &mut found {
+        let n = seen.entry(f.id.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            f.id = format!("{}~{n}", f.id);
+        }
+    }
+    found.sort_by(|a, b| a.id.cmp(&b.id));
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dump_names_give_their_module_prefix_at_the_stage_asked() {
+        let stage = DEFAULT_STAGE;
+        assert_eq!(
+            xla_dump_id("module_0007.jit_train_step.before_optimizations.txt", stage).as_deref(),
+            Some("module_0007.jit_train_step")
+        );
+        assert_eq!(
+            xla_dump_id("module_0007.jit_f.before_optimizations.pb", stage).as_deref(),
+            Some("module_0007.jit_f")
+        );
+        assert_eq!(
+            xla_dump_id("module_0007.jit_f.before_optimizations.hlo.pb", stage).as_deref(),
+            Some("module_0007.jit_f")
+        );
+        assert_eq!(
+            xla_dump_id("module_0007.jit_f.after_optimizations.txt", stage),
+            None
+        );
+        assert_eq!(
+            xla_dump_id(
+                "module_0007.jit_f.cpu_after_optimizations.txt",
+                "after_optimizations"
+            ),
+            None
+        );
+        assert_eq!(
+            xla_dump_id("model_0007.jit_f.before_optimizations.txt", stage),
+            None
+        );
+        assert!(!is_xla_dump_name("module_.x"));
+    }
+}

@@ -1,0 +1,580 @@
+//! `hlo-opt batch`: every module of a training program (an XLA dump
+//! folder, the Neuron compile cache, plain files) through the same run as
+//! the single command, in parallel, with a summary (`summary.json`,
+//! `index.html`) and a rerun that redoes only what changed. docs/batch.md.
+
+mod discover;
+mod index_html;
+mod summary;
+
+use crate::driver::check_numerics::CheckConfig;
+use crate::driver::run::{self, Quiet, RunConfig, RunError};
+use crate::interp::budget::Budget;
+use crate::ir::verify::verify;
+use crate::output::write_atomically;
+use discover::{Found, Source};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+use summary::Summary;
+
+pub use discover::DEFAULT_STAGE;
+
+/// Run every module of a training program: an XLA dump folder, the Neuron
+/// compile cache, or module files. Writes OUT/<id>.hlo (or .pb) per
+/// module, OUT/summary.json and OUT/index.html.
+#[derive(clap::Args, Debug)]
+pub struct BatchCli {
+    /// Folders to search (XLA dump folders, a Neuron cache) and module
+    /// files; with --merge, the OUT folders of the shards to merge.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    /// The folder to write into (created if need be).
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+
+    /// The XLA dump stage to take from each module_NNNN.<name>.* group.
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_STAGE)]
+    stage: String,
+
+    /// As the single command: passes to run, in order (default: the
+    /// default pipeline).
+    #[arg(long, value_name = "A,B,C")]
+    passes: Option<String>,
+
+    /// As the single command: every pass walks every computation.
+    #[arg(long)]
+    all_computations: bool,
+
+    /// As the single command: skip Neuron's contract checks.
+    #[arg(long)]
+    no_contract_checks: bool,
+
+    /// As the single command: prove every rewrite with the interpreter
+    /// (the verdict per module in the summary).
+    #[arg(long)]
+    check_numerics: bool,
+
+    /// Seed of --check-numerics' inputs.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    check_seed: u64,
+
+    /// With --check-numerics: regions the interpreter cannot evaluate do
+    /// not fail a module.
+    #[arg(long, requires = "check_numerics")]
+    accept_unchecked: bool,
+
+    /// With --check-numerics: the memory all the modules' evaluations may
+    /// hold at once, shared by the jobs (default: half of what is
+    /// available).
+    #[arg(long, value_name = "SIZE", requires = "check_numerics",
+          value_parser = crate::interp::budget::parse_size)]
+    memory_limit: Option<u64>,
+
+    /// Write each module's report page, OUT/<id>.html, linked from
+    /// index.html.
+    #[arg(long)]
+    report_html: bool,
+
+    /// `text` (OUT/<id>.hlo, the default) or `proto` (OUT/<id>.pb).
+    #[arg(long, value_name = "FORMAT", value_parser = ["text", "proto"], default_value = "text")]
+    output_format: String,
+
+    /// Modules run at once (default: the cores available).
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
+
+    /// Run every module again, even those whose last result in OUT is up
+    /// to date.
+    #[arg(long)]
+    force: bool,
+
+    /// Take only the I-th of N stable shares of the modules (by a hash of
+    /// their id): `--shard 0/4` ... `--shard 3/4` cover every module once.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(u64, u64)>,
+
+    /// Merge the OUT folders of shards (the PATHs) into OUT: their
+    /// modules, pages and summaries, as one unsharded run would give.
+    #[arg(long)]
+    merge: bool,
+}
+
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("`{text}`: I/N with 0 <= I < N, e.g. 0/4");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (
+        i.parse::<u64>().map_err(|_| bad())?,
+        n.parse::<u64>().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// Where a module's stamp lives: what its last result was made from.
+const STAMPS: &str = ".hlo-opt-batch";
+
+/// Runs the batch; returns the exit status: 0 when every module passed,
+/// 1 when any failed (or the batch itself could not run).
+pub fn main(cli: &BatchCli) -> u8 {
+    let result = if cli.merge { merge(cli) } else { batch(cli) };
+    match result {
+        Ok(summary) => u8::from(summary.failed() > 0),
+        Err(message) => {
+            crate::util::diag(&format!("hlo-opt batch: {message}\n"));
+            1
+        }
+    }
+}
+
+/// The options a module's result depends on, as the summary states them.
+fn options_json(cli: &BatchCli) -> Value {
+    json!({
+        "stage": cli.stage,
+        "passes": cli.passes,
+        "all_computations": cli.all_computations,
+        "contract_checks": !cli.no_contract_checks,
+        "check_numerics": cli.check_numerics,
+        "check_seed": cli.check_seed,
+        "accept_unchecked": cli.accept_unchecked,
+        "report_html": cli.report_html,
+        "output_format": cli.output_format,
+    })
+}
+
+fn batch(cli: &BatchCli) -> Result<Summary, String> {
+    let mut modules = discover::discover(&cli.paths, &cli.stage)?;
+    if let Some((i, n)) = cli.shard {
+        modules.retain(|m| shard_of(&m.id, n) == i);
+    }
+    std::fs::create_dir_all(cli.output.join(STAMPS))
+        .map_err(|e| format!("{}: error: {e}", cli.output.display()))?;
+    let jobs = cli
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, modules.len().max(1));
+    let options = options_json(cli);
+    let job = Job {
+        cli,
+        options_key: format!("{} {}", env!("CARGO_PKG_VERSION"), options),
+        // One budget for all: each of the jobs may hold its share.
+        budget_per_job: cli.check_numerics.then(|| {
+            let total = match cli.memory_limit {
+                Some(bytes) => bytes,
+                None => Budget::available("--memory-limit").bytes,
+            };
+            total / jobs as u64
+        }),
+    };
+    // Largest first, so a large module does not start last and finish
+    // alone.
+    let mut order: Vec<usize> = (0..modules.len()).collect();
+    order.sort_by(|&a, &b| modules[b].size.cmp(&modules[a].size).then(a.cmp(&b)));
+    let progress = summary::Progress::new(modules.len());
+    let rows: Vec<Mutex<Option<Value>>> = modules.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&index) = order.get(k) else {
+                    break;
+                };
+                let (row, reused) = job.module(&modules[index]);
+                progress.finished(&row, reused);
+                *rows[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(row);
+            });
+        }
+    });
+    progress.done();
+    let rows: Vec<Value> = rows
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every module ran")
+        })
+        .collect();
+    let summary = Summary::new(options, rows);
+    summary.write(&cli.output)?;
+    crate::util::diag(&summary.totals_text());
+    Ok(summary)
+}
+
+/// Which of `n` shares `id` falls in: stable across machines and runs.
+fn shard_of(id: &str, n: u64) -> u64 {
+    let digest = Sha256::digest(id.as_bytes());
+    let mut head = [0u8; 8];
+    head.copy_from_slice(&digest[..8]);
+    u64::from_be_bytes(head) % n
+}
+
+/// What every module of a batch shares.
+struct Job<'a> {
+    cli: &'a BatchCli,
+    /// The tool's version and the options: part of every stamp.
+    options_key: String,
+    budget_per_job: Option<u64>,
+}
+
+impl Job<'_> {
+    /// Runs one module (or finds its last result up to date): its summary
+    /// row, and whether it was reused.
+    fn module(&self, found: &Found) -> (Value, bool) {
+        let start = Instant::now();
+        let bytes = match read_bytes(&found.path) {
+            Ok(b) => b,
+            Err(e) => return (self.failed_row(found, e, start, None), false),
+        };
+        let stamp = self.stamp(found, &bytes);
+        if !self.cli.force {
+            if let Some(row) = self.up_to_date(found, &stamp) {
+                return (row, true);
+            }
+        }
+        let row = self.run(found, bytes, start);
+        // A failed module is tried again next time, whatever its stamp.
+        if row["status"] == "ok" {
+            let stamp_file = json!({ "stamp": stamp, "row": row });
+            let path = self.stamp_path(&found.id);
+            if let Err(e) =
+                write_atomically(&path, |f| f.write_all(stamp_file.to_string().as_bytes()))
+            {
+                crate::util::diag(&format!(
+                    "hlo-opt batch: {}: warning: {e}\n",
+                    path.display()
+                ));
+            }
+        }
+        (row, false)
+    }
+
+    fn stamp_path(&self, id: &str) -> PathBuf {
+        self.cli.output.join(STAMPS).join(format!("{id}.json"))
+    }
+
+    /// The input's bytes (and its compile flags'), the options, the
+    /// tool's version.
+    fn stamp(&self, found: &Found, bytes: &[u8]) -> String {
+        let mut h = Sha256::new();
+        h.update(self.options_key.as_bytes());
+        h.update([0]);
+        h.update(bytes);
+        if let Source::NeuronCache {
+            compile_flags: Some(flags),
+            ..
+        } = &found.source
+        {
+            h.update(std::fs::read(flags).unwrap_or_default());
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The last result's row, when its stamp is `stamp` and its files are
+    /// all still there.
+    fn up_to_date(&self, found: &Found, stamp: &str) -> Option<Value> {
+        let text = std::fs::read_to_string(self.stamp_path(&found.id)).ok()?;
+        let mut stored: Value = serde_json::from_str(&text).ok()?;
+        if stored["stamp"] != stamp {
+            return None;
+        }
+        let row = stored["row"].take();
+        let present = |key: &str| {
+            row[key]
+                .as_str()
+                .is_none_or(|name| self.cli.output.join(name).is_file())
+        };
+        (present("output") && present("page")).then_some(row)
+    }
+
+    fn run(&self, found: &Found, bytes: Vec<u8>, start: Instant) -> Value {
+        let file_name = found.path.display().to_string();
+        let module = match parse(&found.path, bytes, &file_name) {
+            Ok(m) => m,
+            Err(e) => return self.failed_row(found, e, start, None),
+        };
+        let instructions_before = module.instruction_count();
+        let cli = self.cli;
+        let config = RunConfig {
+            passes: cli.passes.clone(),
+            all_computations: cli.all_computations,
+            no_contract_checks: cli.no_contract_checks,
+            check_numerics: self.budget_per_job.map(|bytes| CheckConfig {
+                seed: cli.check_seed,
+                accept_unchecked: cli.accept_unchecked,
+                memory_budget: Budget::given(bytes, "--memory-limit (shared by --jobs)"),
+                ..CheckConfig::default()
+            }),
+            record: cli.report_html.then(|| file_name.clone()),
+        };
+        let outcome = run::run(module, &config, &mut Quiet);
+        let page = format!("{}.html", found.id);
+        let record = match &outcome {
+            Ok(o) => o.record.as_ref(),
+            Err(f) => f.record.as_ref(),
+        };
+        let page_written = match record {
+            Some(record) => {
+                let path = cli.output.join(&page);
+                match write_atomically(&path, |f| {
+                    let mut w = std::io::BufWriter::new(f);
+                    record.write(&mut w)?;
+                    w.flush()
+                }) {
+                    Ok(()) => Some(page),
+                    Err(e) => {
+                        let e = format!("{}: error: {e}", path.display());
+                        return self.failed_row(found, e, start, None);
+                    }
+                }
+            }
+            None => None,
+        };
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(failure) => {
+                let violations = match &failure.error {
+                    RunError::Contract(v) => v.len(),
+                    _ => 0,
+                };
+                let mut row = self.failed_row(
+                    found,
+                    format!("{file_name}: error: {}", failure.error),
+                    start,
+                    page_written,
+                );
+                row["contract_violations"] = json!(violations);
+                if let RunError::Numerics(_) = failure.error {
+                    row["numerics"] = json!("failed");
+                }
+                row["instructions_before"] = json!(instructions_before);
+                return row;
+            }
+        };
+        let proto = cli.output_format == "proto";
+        let output = format!("{}.{}", found.id, if proto { "pb" } else { "hlo" });
+        let path = cli.output.join(&output);
+        let written = write_atomically(&path, |f| {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            crate::driver::input::write_module_output(
+                &outcome.module,
+                proto,
+                false,
+                &file_name,
+                &mut w,
+            )?;
+            w.flush()
+        });
+        if let Err(e) = written {
+            let e = format!("{}: error: {e}", path.display());
+            return self.failed_row(found, e, start, page_written);
+        }
+        let mut rewrites_by_pass = serde_json::Map::new();
+        for r in &outcome.runs {
+            let n = r
+                .report
+                .iter()
+                .filter(|e| matches!(e, crate::passes::ReportEntry::Rewrote { .. }))
+                .count();
+            if n > 0 {
+                rewrites_by_pass.insert(r.name.to_string(), json!(n));
+            }
+        }
+        let rewrites = |pass: &str| {
+            rewrites_by_pass
+                .get(pass)
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+        };
+        let numerics = if !cli.check_numerics {
+            "off"
+        } else if outcome.checks.iter().any(|c| !c.unchecked.is_empty()) {
+            "unchecked regions"
+        } else {
+            "ok"
+        };
+        let mut row = self.row(found, "ok", None, start);
+        row["instructions_before"] = json!(instructions_before);
+        row["instructions_after"] = json!(outcome.module.instruction_count());
+        row["softmax_forward"] = json!(rewrites("native-to-custom-softmax"));
+        row["softmax_backward"] = json!(rewrites("native-to-custom-softmax-dx"));
+        row["rewrites_by_pass"] = Value::Object(rewrites_by_pass);
+        row["numerics"] = json!(numerics);
+        row["output"] = json!(output);
+        row["page"] = json!(page_written);
+        // The process frees the module at exit; a batch frees it now.
+        drop(outcome);
+        row
+    }
+
+    fn row(&self, found: &Found, status: &str, error: Option<String>, start: Instant) -> Value {
+        let mut source = json!({
+            "kind": found.source.kind(),
+            "path": found.path.display().to_string(),
+        });
+        match &found.source {
+            Source::XlaDump { stage } => source["stage"] = json!(stage),
+            Source::NeuronCache {
+                version,
+                compile_flags,
+            } => {
+                source["neuron_version"] = json!(version);
+                source["compile_flags"] = compile_flags
+                    .as_deref()
+                    .and_then(|p| std::fs::read_to_string(p).ok())
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or(Value::Null);
+            }
+            Source::File => {}
+        }
+        json!({
+            "id": found.id,
+            "source": source,
+            "status": status,
+            "error": error,
+            "instructions_before": null,
+            "instructions_after": null,
+            "softmax_forward": 0,
+            "softmax_backward": 0,
+            "rewrites_by_pass": {},
+            "contract_violations": 0,
+            "numerics": if self.cli.check_numerics { "not run" } else { "off" },
+            "output": null,
+            "page": null,
+            "time_ms": (start.elapsed().as_secs_f64() * 1e4).round() / 10.0,
+        })
+    }
+
+    fn failed_row(
+        &self,
+        found: &Found,
+        error: String,
+        start: Instant,
+        page: Option<String>,
+    ) -> Value {
+        let mut row = self.row(found, "failed", Some(error), start);
+        row["page"] = json!(page);
+        row
+    }
+}
+
+/// The file's bytes, inflated when gzipped (the Neuron cache's
+/// `model.hlo_module.pb.gz`, or a `.pb` holding gzip).
+fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    let error = |e: std::io::Error| format!("{}: error: {e}", path.display());
+    let bytes = std::fs::read(path).map_err(error)?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut inflated = Vec::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_end(&mut inflated)
+            .map_err(|e| format!("{}: error: not a whole gzip stream: {e}", path.display()))?;
+        return Ok(inflated);
+    }
+    Ok(bytes)
+}
+
+/// Text or proto, as the single command tells them (a `.pb` name, else
+/// the content); verified.
+fn parse(path: &Path, bytes: Vec<u8>, file_name: &str) -> Result<crate::ir::Module, String> {
+    let named_proto = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".pb") || n.ends_with(".pb.gz"));
+    let module = if named_proto || crate::proto::looks_like_proto(&bytes) {
+        crate::proto::read_module(&bytes).map_err(|e| format!("{file_name}: error: {e}"))?
+    } else {
+        let text = String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "{file_name}: error: not UTF-8 text (byte {})",
+                e.utf8_error().valid_up_to()
+            )
+        })?;
+        crate::text::parse_module_owned(text, file_name).map_err(|e| e.to_string())?
+    };
+    verify(&module).map_err(|e| {
+        crate::text::error::located_error(
+            file_name,
+            Some(path),
+            e.pos,
+            &format!("invalid module: {e}"),
+        )
+    })?;
+    Ok(module)
+}
+
+/// `--merge`: the shards' OUT folders into one, as one run would give.
+fn merge(cli: &BatchCli) -> Result<Summary, String> {
+    std::fs::create_dir_all(cli.output.join(STAMPS))
+        .map_err(|e| format!("{}: error: {e}", cli.output.display()))?;
+    let mut options: Option<Value> = None;
+    let mut rows: Vec<Value> = Vec::new();
+    for dir in &cli.paths {
+        let path = dir.join("summary.json");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{}: error: {e}", path.display()))?;
+        let shard: Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: error: not a batch summary: {e}", path.display()))?;
+        if shard["schema"] != summary::SCHEMA {
+            return Err(format!(
+                "{}: error: schema {} where {} is read",
+                path.display(),
+                shard["schema"],
+                summary::SCHEMA
+            ));
+        }
+        match &options {
+            None => options = Some(shard["options"].clone()),
+            Some(o) if *o != shard["options"] => {
+                return Err(format!(
+                    "{}: error: made with other options than {}: {} against {o}",
+                    path.display(),
+                    cli.paths[0].display(),
+                    shard["options"]
+                ))
+            }
+            Some(_) => {}
+        }
+        for row in shard["modules"].as_array().into_iter().flatten() {
+            let id = row["id"].as_str().unwrap_or_default();
+            if rows.iter().any(|r| r["id"] == id) {
+                return Err(format!(
+                    "{}: error: module {id} is in two shards",
+                    path.display()
+                ));
+            }
+            for key in ["output", "page"] {
+                if let Some(name) = row[key].as_str() {
+                    copy_into(&dir.join(name), &cli.output.join(name))?;
+                }
+            }
+            let stamp = Path::new(STAMPS).join(format!("{id}.json"));
+            if dir.join(&stamp).is_file() {
+                copy_into(&dir.join(&stamp), &cli.output.join(&stamp))?;
+            }
+            rows.push(row.clone());
+        }
+    }
+    rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+    let summary = Summary::new(options.unwrap_or(Value::Null), rows);
+    summary.write(&cli.output)?;
+    crate::util::diag(&summary.totals_text());
+    Ok(summary)
+}
+
+fn copy_into(from: &Path, to: &Path) -> Result<(), String> {
+    if from == to {
+        return Ok(());
+    }
+    write_atomically(to, |f| {
+        let mut source = std::fs::File::open(from)?;
+        std::io::copy(&mut source, f).map(|_| ())
+    })
+    .map_err(|e: std::io::Error| format!("{}: error: {e}", from.display()))
+}

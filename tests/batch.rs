@@ -1,0 +1,304 @@
+//! `hlo-opt batch` on real folders (tests/data/batch, made by
+//! scripts/gen_batch_folders.py): a JAX program's XLA dump folder and a
+//! Neuron-cache-shaped folder of torch-xla modules with one broken module.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/batch")
+}
+
+fn hlo_opt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hlo-opt"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn batch(out: &Path, extra: &[&str]) -> Output {
+    let dump = data().join("xla_dump");
+    let cache = data().join("neuron_cache");
+    let mut args = vec![
+        "batch",
+        dump.to_str().unwrap(),
+        cache.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    hlo_opt(&args)
+}
+
+fn summary(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+/// The summary without what differs between runs of the same work.
+fn without_times(mut s: Value) -> Value {
+    for m in s["modules"].as_array_mut().unwrap() {
+        m.as_object_mut().unwrap().remove("time_ms");
+    }
+    s
+}
+
+fn modules(s: &Value) -> Vec<Value> {
+    s["modules"].as_array().unwrap().clone()
+}
+
+#[test]
+fn every_module_found_run_and_counted_as_the_manifest_says() {
+    let out = tempfile::tempdir().unwrap();
+    let run = batch(out.path(), &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    // One module is broken: the batch goes on and says so in its status.
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(data().join("MANIFEST.json")).unwrap())
+            .unwrap();
+    let mut truth = serde_json::Map::new();
+    for side in ["jax", "torch"] {
+        truth.extend(manifest[side]["modules"].as_object().unwrap().clone());
+    }
+    let s = summary(out.path());
+    let ids: Vec<&str> = s["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    let mut want: Vec<&str> = truth.keys().map(String::as_str).collect();
+    want.sort();
+    assert_eq!(ids, want);
+    for m in modules(&s) {
+        let id = m["id"].as_str().unwrap();
+        let t = &truth[id];
+        if t["broken"] == true {
+            assert_eq!(m["status"], "failed");
+            assert!(m["error"].as_str().unwrap().contains("truncated"), "{m}");
+            assert!(stderr.contains(id));
+            continue;
+        }
+        assert_eq!(m["status"], "ok", "{m}");
+        assert_eq!(m["softmax_forward"], t["softmax_forward"], "{id}");
+        assert_eq!(m["softmax_backward"], t["softmax_backward"], "{id}");
+        assert_eq!(
+            m["source"]["kind"],
+            if id.starts_with("MODULE_") {
+                "neuron-cache"
+            } else {
+                "xla-dump"
+            }
+        );
+    }
+    let t = &s["totals"];
+    assert_eq!(
+        (t["modules"].as_u64(), t["failed"].as_u64()),
+        (Some(11), Some(1))
+    );
+    assert_eq!(
+        (
+            t["softmax_forward"].as_u64(),
+            t["softmax_backward"].as_u64()
+        ),
+        (Some(4), Some(2))
+    );
+    let cache_row = modules(&s)
+        .into_iter()
+        .find(|m| m["source"]["kind"] == "neuron-cache")
+        .unwrap();
+    assert_eq!(
+        cache_row["source"]["neuron_version"],
+        "2.21.33363.0+82129205"
+    );
+    assert_eq!(cache_row["source"]["compile_flags"][0], "--target=trn1");
+    let index = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    assert!(index.contains("module_0010.jit_train_step") && index.contains("<script>"));
+}
+
+#[test]
+fn each_output_is_the_single_commands_byte_for_byte() {
+    let out = tempfile::tempdir().unwrap();
+    batch(out.path(), &[]);
+    let scratch = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    for m in modules(&summary(out.path())) {
+        let Some(output) = m["output"].as_str() else {
+            continue;
+        };
+        let mut input = PathBuf::from(m["source"]["path"].as_str().unwrap());
+        if input.extension().is_some_and(|e| e == "gz") {
+            // The single command reads no gzip: what the cache holds, inflated.
+            let bytes = std::fs::read(&input).unwrap();
+            let mut inflated = Vec::new();
+            std::io::Read::read_to_end(
+                &mut flate2::read::GzDecoder::new(&bytes[..]),
+                &mut inflated,
+            )
+            .unwrap();
+            input = scratch.path().join("inflated.pb");
+            std::fs::write(&input, inflated).unwrap();
+        }
+        let single = scratch.path().join("single.hlo");
+        let run = hlo_opt(&[input.to_str().unwrap(), "-o", single.to_str().unwrap()]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        assert!(
+            std::fs::read(&single).unwrap() == std::fs::read(out.path().join(output)).unwrap(),
+            "{output} differs from the single command's"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 10);
+}
+
+#[test]
+fn a_rerun_does_no_work_until_an_input_or_option_changes() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    for f in std::fs::read_dir(data().join("xla_dump")).unwrap() {
+        let f = f.unwrap().path();
+        if f.is_file() && f.to_str().unwrap().contains("before_optimizations") {
+            std::fs::copy(&f, input.join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    let out = work.path().join("out");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "batch",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = hlo_opt(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stderr).unwrap()
+    };
+    let first = run(&[]);
+    assert_eq!(first.matches("up to date").count(), 0);
+    let first_summary = without_times(summary(&out));
+    let second = run(&[]);
+    assert_eq!(second.matches("up to date").count(), 7, "{second}");
+    assert_eq!(without_times(summary(&out)), first_summary);
+    // One input changed: only it runs again.
+    let step = input.join("module_0012.jit_eval_step.before_optimizations.hlo.pb");
+    let other = input.join("module_0008.jit_broadcast_in_dim.before_optimizations.hlo.pb");
+    std::fs::copy(other, step).unwrap();
+    let third = run(&[]);
+    assert_eq!(third.matches("up to date").count(), 6, "{third}");
+    // Other options, or --force: all again.
+    assert_eq!(
+        run(&["--passes", "native-to-custom-softmax"])
+            .matches("up to date")
+            .count(),
+        0
+    );
+    assert_eq!(run(&["--force"]).matches("up to date").count(), 0);
+}
+
+#[test]
+fn shards_cover_every_module_once_and_merge_into_the_whole() {
+    let work = tempfile::tempdir().unwrap();
+    let whole = work.path().join("whole");
+    batch(&whole, &[]);
+    let (s0, s1) = (work.path().join("s0"), work.path().join("s1"));
+    batch(&s0, &["--shard", "0/2"]);
+    batch(&s1, &["--shard", "1/2"]);
+    let ids = |dir: &Path| -> Vec<String> {
+        modules(&summary(dir))
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (a, b) = (ids(&s0), ids(&s1));
+    assert!(!a.is_empty() && !b.is_empty());
+    assert!(a.iter().all(|id| !b.contains(id)));
+    assert_eq!(a.len() + b.len(), ids(&whole).len());
+    let merged = work.path().join("merged");
+    let run = hlo_opt(&[
+        "batch",
+        "--merge",
+        s0.to_str().unwrap(),
+        s1.to_str().unwrap(),
+        "-o",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1)); // the broken module is in one shard
+    assert_eq!(
+        without_times(summary(&merged)),
+        without_times(summary(&whole))
+    );
+    for m in modules(&summary(&merged)) {
+        if let Some(output) = m["output"].as_str() {
+            assert_eq!(
+                std::fs::read(merged.join(output)).unwrap(),
+                std::fs::read(whole.join(output)).unwrap()
+            );
+        }
+    }
+    // Shards of other options do not merge.
+    let other = work.path().join("other");
+    batch(&other, &["--shard", "1/2", "--no-contract-checks"]);
+    let run = hlo_opt(&[
+        "batch",
+        "--merge",
+        s0.to_str().unwrap(),
+        other.to_str().unwrap(),
+        "-o",
+        work.path().join("m2").to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&run.stderr).contains("other options"));
+}
+
+#[test]
+fn the_thread_count_changes_nothing_but_the_time() {
+    let work = tempfile::tempdir().unwrap();
+    let (one, two) = (work.path().join("one"), work.path().join("two"));
+    batch(&one, &["--jobs", "1", "--report-html"]);
+    batch(&two, &["--jobs", "2", "--report-html"]);
+    assert_eq!(without_times(summary(&one)), without_times(summary(&two)));
+    for m in modules(&summary(&one)) {
+        for key in ["output", "page"] {
+            if let Some(name) = m[key].as_str() {
+                let (a, b) = (
+                    std::fs::read(one.join(name)).unwrap(),
+                    std::fs::read(two.join(name)).unwrap(),
+                );
+                if key == "page" {
+                    // Pages hold the passes' times: the same rewrites drawn.
+                    let rewrites = |p: &[u8]| {
+                        String::from_utf8_lossy(p)
+                            .matches("class=\"entry rewrote\"")
+                            .count()
+                    };
+                    assert!(a.starts_with(b"<!DOCTYPE html>"), "{name}");
+                    assert_eq!(rewrites(&a), rewrites(&b), "{name}");
+                } else {
+                    assert!(a == b, "{name}");
+                }
+            }
+        }
+    }
+    let index = std::fs::read_to_string(one.join("index.html")).unwrap();
+    assert!(index.contains("href=\"module_0010.jit_train_step.html\""));
+}
+
+#[test]
+fn a_file_that_is_no_module_is_refused_by_name() {
+    let out = tempfile::tempdir().unwrap();
+    let readme = data().join("MANIFEST.json");
+    let run = hlo_opt(&[
+        "batch",
+        readme.to_str().unwrap(),
+        "-o",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("MANIFEST.json: error: not a module"));
+}
