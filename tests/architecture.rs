@@ -32,13 +32,22 @@ fn crate_uses(path: &Path) -> Vec<(usize, String)> {
     out
 }
 
+/// The sources of `src/<dir>`, its subfolders' too (`text/parser/`,
+/// `ir/verify/`).
 fn files(dir: &str) -> Vec<std::path::PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
-    let mut v: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
+    let mut v = Vec::new();
+    let mut folders = vec![root.clone()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                folders.push(p);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                v.push(p);
+            }
+        }
+    }
     v.sort();
     assert!(!v.is_empty(), "no sources in {}", root.display());
     v

@@ -1,0 +1,179 @@
+//! The module as a whole: an entry computation and a name, a call graph
+//! free of cycles, and the header's `entry_computation_layout` against the
+//! entry's signature.
+
+use super::computation::INSTRUCTIONS_PER_THREAD;
+use super::names::check_name;
+use super::shapes::check_layouts;
+use super::{module_error, VerifyError};
+use crate::ir::{CompId, InstrId, Module, Shape};
+use crate::util::par_map;
+
+/// The module has an entry computation, and a name the text can spell.
+pub(super) fn check_module_header(module: &Module) -> Result<(), VerifyError> {
+    let Some(entry) = module.entry_opt() else {
+        return Err(module_error("module has no entry computation".into()));
+    };
+    if module.get_comp(entry).is_none() {
+        return Err(module_error("entry computation does not exist".into()));
+    }
+    check_name(&module.name, false)
+        .map_err(|m| module_error(format!("module name {:?}: {m}", module.name)))
+}
+
+/// No computation calls itself, directly or through others (a call graph
+/// with a cycle has no evaluation and no XLA post order). Depth-first with
+/// an explicit stack: call graphs of generated modules are deep.
+pub(super) fn check_call_graph(module: &Module) -> Result<(), VerifyError> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    let ids: Vec<CompId> = module.computation_ids().collect();
+    let slots = ids.iter().map(|c| c.index() + 1).max().unwrap_or(0);
+    let mut mark = vec![Mark::New; slots];
+    // Per computation: its calling instructions and what each calls, found
+    // on every core (it reads every instruction).
+    let parallel = module.instruction_count() >= INSTRUCTIONS_PER_THREAD * 2;
+    let mut calls: Vec<Vec<(InstrId, CompId)>> = vec![Vec::new(); slots];
+    let found = par_map(
+        &ids,
+        parallel,
+        || (),
+        |_, _, &c| {
+            module.get_comp(c).map_or_else(Vec::new, |comp| {
+                comp.instructions()
+                    .flat_map(|(i, instr)| instr.called_computations().map(move |c| (i, c)))
+                    .collect()
+            })
+        },
+    );
+    for (c, found) in ids.iter().zip(found) {
+        if let Some(slot) = calls.get_mut(c.index()) {
+            *slot = found;
+        }
+    }
+    let mut calls_of = |c: CompId| {
+        calls
+            .get_mut(c.index())
+            .map(std::mem::take)
+            .unwrap_or_default()
+    };
+    for &root in &ids {
+        if mark.get(root.index()) != Some(&Mark::New) {
+            continue;
+        }
+        // (caller, its calls, the next call to follow)
+        type Frame = (CompId, Vec<(InstrId, CompId)>, usize);
+        let mut stack: Vec<Frame> = vec![(root, calls_of(root), 0)];
+        if let Some(m) = mark.get_mut(root.index()) {
+            *m = Mark::Open;
+        }
+        while let Some(top) = stack.last_mut() {
+            let (caller, calls, next) = (top.0, &top.1, top.2);
+            let Some(&(instr, callee)) = calls.get(next) else {
+                if let Some(m) = mark.get_mut(caller.index()) {
+                    *m = Mark::Done;
+                }
+                stack.pop();
+                continue;
+            };
+            top.2 += 1;
+            match mark.get(callee.index()) {
+                Some(Mark::New) => {
+                    if let Some(m) = mark.get_mut(callee.index()) {
+                        *m = Mark::Open;
+                    }
+                    let calls = calls_of(callee);
+                    stack.push((callee, calls, 0));
+                }
+                Some(Mark::Open) => {
+                    let comp = module.comp(caller);
+                    let callee_name = module
+                        .get_comp(callee)
+                        .map_or_else(String::new, |c| c.name.to_string());
+                    return Err(VerifyError {
+                        computation: comp.name.to_string(),
+                        instruction: comp.get(instr).map(|i| i.name.to_string()),
+                        message: format!(
+                            "computation {callee_name} calls itself through computation {}",
+                            comp.name
+                        ),
+                        pos: comp.source_pos(instr),
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The header's `entry_computation_layout`, if written, has the entry's
+/// signature: as many parameters, each of the parameter's type and
+/// dimensions, and the root's (layouts may differ: that is what the
+/// attribute is for).
+pub(super) fn check_entry_layout(module: &Module) -> Result<(), VerifyError> {
+    let (Some(layout), Some(entry)) = (
+        module.entry_computation_layout(),
+        module.entry_opt().and_then(|e| module.get_comp(e)),
+    ) else {
+        return Ok(());
+    };
+    let fail = |message: String| VerifyError {
+        computation: entry.name.to_string(),
+        instruction: None,
+        message: format!("entry_computation_layout: {message}"),
+        pos: None,
+    };
+    // A proto's layout may be anything; the text says only what parses.
+    for s in layout.parameters.iter().chain([&layout.result]) {
+        check_layouts(s).map_err(&fail)?;
+    }
+    let params = entry.parameters();
+    if params.len() != layout.parameters.len() {
+        return Err(fail(format!(
+            "{} parameters, but the entry computation {} has {}",
+            layout.parameters.len(),
+            entry.name,
+            params.len()
+        )));
+    }
+    for (k, (p, s)) in params.iter().zip(&layout.parameters).enumerate() {
+        let have = &entry.instr(*p).shape;
+        if !same_type_and_dims(have, s) {
+            return Err(fail(format!(
+                "parameter {k} is {}, but the entry computation's parameter {} is {}",
+                s.to_text(true),
+                entry.instr(*p).name,
+                have.to_text(true)
+            )));
+        }
+    }
+    if let Some(root) = entry.root_opt().and_then(|r| entry.get(r)) {
+        if !same_type_and_dims(&root.shape, &layout.result) {
+            return Err(fail(format!(
+                "the result is {}, but the entry computation's root {} is {}",
+                layout.result.to_text(true),
+                root.name,
+                root.shape.to_text(true)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// XLA's `ShapeUtil::Compatible`: equal ignoring layouts and which
+/// dimensions are dynamic.
+fn same_type_and_dims(a: &Shape, b: &Shape) -> bool {
+    match (a, b) {
+        (Shape::Array(x), Shape::Array(y)) => x.element_type == y.element_type && x.dims == y.dims,
+        (Shape::Tuple(x), Shape::Tuple(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_type_and_dims(p, q))
+        }
+        (Shape::Token, Shape::Token) | (Shape::Opaque, Shape::Opaque) => true,
+        _ => false,
+    }
+}

@@ -1,0 +1,352 @@
+//! An instruction's attribute list (`, key=value` after the operands:
+//! which keys its opcode takes), and the attributes whose values are bound
+//! to the module being read: computations, instructions, shapes,
+//! literals, and the named enums. Every other attribute is typed by
+//! [`crate::text::attrs`] (which owns the syntax of those values) or kept
+//! as written.
+
+use super::{ModuleState, PResult, Parser, Scope};
+use crate::ir::instruction::{
+    attr_key, ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType,
+};
+use crate::ir::shape::Shape;
+use crate::ir::signature;
+use crate::ir::{CompId, InstrId, Instruction, Opcode, SharedStr};
+use std::sync::Arc;
+
+impl<'a> Parser<'a> {
+    /// The `, key=value` attributes after the operands; whether
+    /// `parameter_replication=` was written (checked once the shape is
+    /// known; looking for it in every instruction costs time).
+    pub(super) fn attributes(
+        &mut self,
+        scope: &mut Scope,
+        instr: &mut Instruction,
+        nested: bool,
+        pred_branch: bool,
+    ) -> PResult<bool> {
+        let mut replication = false;
+        loop {
+            self.skip_ws()?;
+            if self.b.get(self.pos) != Some(&b',') {
+                break;
+            }
+            // `}, execution_thread=` ends a computation, not an attribute list;
+            // and a nested instruction's list ends at its enclosing `,`.
+            let save = self.pos;
+            self.pos += 1;
+            self.skip_ws()?;
+            let key_start = self.pos;
+            let key = self.peek_word()?;
+            let after = self.b.get(key_start + key.len()).copied();
+            if key.is_empty()
+                || after != Some(b'=')
+                || (nested && self.depth > 1 && !is_attr_name(key))
+            {
+                self.pos = save;
+                break;
+            }
+            let (opcode, async_wrapped) = (instr.opcode, instr.async_wrapped);
+            if !signature::attr_allowed(opcode, async_wrapped, pred_branch, key) {
+                return self.err_at(
+                    key_start,
+                    format!(
+                        "unexpected attribute \"{key}\". Allowed attributes: {}",
+                        signature::allowed_attr_list(opcode, async_wrapped, pred_branch)
+                    ),
+                );
+            }
+            self.pos = key_start + key.len() + 1;
+            replication |= key == "parameter_replication";
+            self.attribute(scope, instr, key, key_start)?;
+        }
+        Ok(replication)
+    }
+
+    fn attribute(
+        &mut self,
+        scope: &mut Scope,
+        instr: &mut Instruction,
+        key: &'a str,
+        key_pos: usize,
+    ) -> PResult<()> {
+        if instr.attrs.iter().any(|a| a.key == key) {
+            return self.err_at(key_pos, format!("attribute {key} already exists"));
+        }
+        let value = match key {
+            "dimensions" => AttrValue::Ints(self.int_list()?.into()),
+            "index" | "iota_dimension" => AttrValue::Int(self.int()?),
+            "to_apply" | "condition" | "body" | "select" | "scatter" | "true_computation"
+            | "false_computation" | "calls" => self.comp_or_comps()?,
+            "branch_computations" | "called_computations" => {
+                AttrValue::Comps(self.comp_list()?.into())
+            }
+            "custom_call_target" => AttrValue::Str(self.string()?.into()),
+            "backend_config" => self.backend_config()?,
+            "direction" => AttrValue::Direction(self.named_value(
+                "comparison direction",
+                ComparisonDirection::from_name,
+                |w| format!("expects comparison direction, but sees {w}"),
+            )?),
+            "type" if instr.opcode == Opcode::Compare => AttrValue::CompareType(self.named_value(
+                "comparison type",
+                ComparisonType::from_name,
+                |w| format!("expects comparison type, but sees {w}"),
+            )?),
+            "api_version" => AttrValue::ApiVersion(self.named_value(
+                "api version",
+                ApiVersion::from_name,
+                |w| format!("Unknown API version: {w}"),
+            )?),
+            "operand_layout_constraints" => self.operand_layout_constraints(scope, instr)?,
+            "outfeed_shape" => AttrValue::Shape(Box::new(self.shape()?)),
+            "literal" => self.literal_attr()?,
+            "control-predecessors" => {
+                let preds = self.instr_list(scope)?;
+                instr.control_predecessors = preds.into();
+                AttrValue::Raw("".into())
+            }
+            _ => self.other_attr(instr, key)?,
+        };
+        self.st.saw_metadata |= key == "metadata";
+        instr.attrs.push(Attr {
+            key: attr_key(key),
+            value,
+        });
+        Ok(())
+    }
+
+    /// A computation (`to_apply=%add`), or a list of them.
+    fn comp_or_comps(&mut self) -> PResult<AttrValue> {
+        if self.peek()? == Some(b'{') {
+            Ok(AttrValue::Comps(self.comp_list()?.into()))
+        } else {
+            let p = self.pos;
+            let n = self.name("computation name")?;
+            Ok(AttrValue::Comp(self.comp_ref(n, p)))
+        }
+    }
+
+    /// `backend_config=`: a string, or a value kept as written.
+    fn backend_config(&mut self) -> PResult<AttrValue> {
+        if self.peek()? == Some(b'"') {
+            Ok(AttrValue::BackendConfig(self.string()?.into()))
+        } else {
+            Ok(AttrValue::BackendConfig(self.raw_text()?))
+        }
+    }
+
+    /// A name (`what`) that `from_name` knows; `unknown` words the error
+    /// for one it does not.
+    fn named_value<T>(
+        &mut self,
+        what: &str,
+        from_name: impl FnOnce(&str) -> Option<T>,
+        unknown: impl FnOnce(&str) -> String,
+    ) -> PResult<T> {
+        let p = self.pos;
+        let w = self.name(what)?;
+        match from_name(w) {
+            Some(v) => Ok(v),
+            None => self.err_at(p, unknown(w)),
+        }
+    }
+
+    /// `operand_layout_constraints={f32[2]{0}, ...}` of a custom call.
+    fn operand_layout_constraints(
+        &mut self,
+        scope: &Scope,
+        instr: &Instruction,
+    ) -> PResult<AttrValue> {
+        self.skip_ws()?;
+        let start = self.pos;
+        self.expect(b'{', "to start operand_layout_constraints")?;
+        let mut shapes = Vec::new();
+        if !self.eat(b'}')? {
+            loop {
+                self.skip_ws()?;
+                shapes.push((self.pos, self.shape()?));
+                if self.eat(b'}')? {
+                    break;
+                }
+                self.expect(b',', "between operand layout constraints")?;
+            }
+        }
+        self.check_layout_constraints(scope, instr, start, &mut shapes)?;
+        Ok(AttrValue::Shapes(
+            shapes.into_iter().map(|(_, s)| s).collect(),
+        ))
+    }
+
+    /// A custom call's `literal=`, kept with its text.
+    fn literal_attr(&mut self) -> PResult<AttrValue> {
+        self.skip_ws()?;
+        let start = self.pos;
+        let lit = self.shaped_literal()?;
+        let text = SharedStr::from(&self.text[start..self.pos]);
+        Ok(AttrValue::Literal(Arc::new(
+            crate::ir::attrs::Written::read(lit, text),
+        )))
+    }
+
+    /// Any other attribute: typed if [`crate::text::attrs::read`] types it, else
+    /// kept as written.
+    fn other_attr(&mut self, instr: &Instruction, key: &str) -> PResult<AttrValue> {
+        self.skip_ws()?;
+        let value_pos = self.pos;
+        let raw = self.raw_value()?;
+        let op = instr.async_wrapped.unwrap_or(instr.opcode);
+        match self.typed_value(key, Some(op), raw, value_pos)? {
+            Some(v) => Ok(v),
+            None => Ok(AttrValue::Raw(self.kept_text(raw))),
+        }
+    }
+
+    /// The typed value of `key` written as `raw` (at `pos`), read once per
+    /// distinct text; `None` for an attribute kept as text.
+    pub(super) fn typed_value(
+        &mut self,
+        key: &str,
+        opcode: Option<Opcode>,
+        raw: &str,
+        pos: usize,
+    ) -> PResult<Option<AttrValue>> {
+        let Some(kind) = crate::text::attrs::kind_id(key, opcode) else {
+            return Ok(None);
+        };
+        let base = self.base;
+        let cached = |st: &'a ModuleState| st.typed.get(&kind).and_then(|m| m.get(raw));
+        if let Some(v) = self
+            .st
+            .typed
+            .get(&kind)
+            .and_then(|m| m.get(raw))
+            .or_else(|| cached(base?))
+        {
+            return Ok(Some(v.clone()));
+        }
+        // Its own copy: the value must not keep the window.
+        let owned = SharedStr::from(raw.to_string());
+        match crate::text::attrs::read(key, opcode, &owned) {
+            Ok(Some(v)) => {
+                self.st
+                    .typed
+                    .entry(kind)
+                    .or_default()
+                    .insert(owned, v.clone());
+                Ok(Some(v))
+            }
+            Ok(None) => Ok(None),
+            Err((offset, m)) => self.err_at(pos + offset, format!("{key}: {m}")),
+        }
+    }
+
+    /// `operand_layout_constraints={f32[2]{0}, ...}` of a custom call: one
+    /// shape per operand (each with its position), each compatible with it.
+    fn check_layout_constraints(
+        &self,
+        scope: &Scope,
+        instr: &Instruction,
+        start: usize,
+        shapes: &mut [(usize, Shape)],
+    ) -> PResult<()> {
+        let n = instr.operands.len();
+        if shapes.len() != n {
+            return self.err_at(
+                start,
+                format!(
+                    "Expected {n} operand layout constraints, {} given",
+                    shapes.len()
+                ),
+            );
+        }
+        for (i, ((pos, c), operand)) in shapes.iter_mut().zip(&instr.operands).enumerate() {
+            let operand = &scope.comp.instr(*operand).shape;
+            if !c.compatible(operand) {
+                c.fill_default_layouts();
+                return self.err_at(
+                    *pos,
+                    format!(
+                        "Operand layout constraint shape {} for operand {i} is not compatible with operand shape {}",
+                        c.to_text(true),
+                        operand.to_text(true)
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn int_list(&mut self) -> PResult<Vec<i64>> {
+        self.expect(b'{', "to start a list of integers")?;
+        let mut v = Vec::new();
+        if self.eat(b'}')? {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.int()?);
+            if self.eat(b'}')? {
+                return Ok(v);
+            }
+            self.expect(b',', "between integers")?;
+        }
+    }
+
+    fn comp_list(&mut self) -> PResult<Vec<CompId>> {
+        self.expect(b'{', "to start a list of computations")?;
+        let mut v = Vec::new();
+        if self.eat(b'}')? {
+            return Ok(v);
+        }
+        loop {
+            let p = self.pos;
+            let n = self.name("computation name")?;
+            v.push(self.comp_ref(n, p));
+            if self.eat(b'}')? {
+                return Ok(v);
+            }
+            self.expect(b',', "between computations")?;
+        }
+    }
+
+    fn instr_list(&mut self, scope: &Scope) -> PResult<Vec<InstrId>> {
+        self.expect(b'{', "to start a list of instructions")?;
+        let mut v = Vec::new();
+        if self.eat(b'}')? {
+            return Ok(v);
+        }
+        loop {
+            let p = self.pos;
+            let n = self.name("instruction name")?;
+            match self.all_names.get(n) {
+                Some(&(comp, id)) if comp == scope.id => v.push(id),
+                _ => return self.err_at(p, format!("'{n}' is not defined")),
+            }
+            if self.eat(b'}')? {
+                return Ok(v);
+            }
+            self.expect(b',', "between instructions")?;
+        }
+    }
+
+    fn raw_text(&mut self) -> PResult<SharedStr> {
+        let raw = self.raw_value()?;
+        Ok(self.kept_text(raw))
+    }
+
+    /// An attribute text: the module's copy if it has one, else a slice of
+    /// the window (which [`Self::detach`] copies).
+    fn kept_text(&self, raw: &'a str) -> SharedStr {
+        let base = self.base;
+        match self.st.texts.get(raw).or_else(|| base?.texts.get(raw)) {
+            Some(kept) => kept.clone(),
+            None => self.shared(raw),
+        }
+    }
+}
+
+/// Attribute names a nested instruction may carry (so that `, index=0`
+/// after a nested operand is not mistaken for the outer list's end).
+fn is_attr_name(key: &str) -> bool {
+    !key.is_empty()
+}

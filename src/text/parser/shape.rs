@@ -1,0 +1,278 @@
+//! Shapes (`f32[2,<=3]{1,0}`, tuples, `token[]`) and their layouts, with
+//! the layout's extras (tiles, memory space, element size, ...).
+
+use super::{PResult, Parser};
+use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOUNDED_DIM};
+use crate::ir::PrimitiveType;
+use std::sync::Arc;
+
+impl<'a> Parser<'a> {
+    /// An instruction's shape, with default layouts filled in. Modules
+    /// repeat a few shapes many times: each distinct text is parsed once.
+    pub(super) fn interned_shape(&mut self) -> PResult<Arc<Shape>> {
+        self.skip_ws()?;
+        let start = self.pos;
+        let mut end = start;
+        let mut depth = 0usize;
+        while let Some(&c) = self.b.get(end) {
+            match c {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' if depth == 0 => break,
+                b')' | b']' | b'}' => depth -= 1,
+                b' ' | b'\t' | b'\n' | b'\r' | b',' if depth == 0 => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        let key = &self.text[start..end];
+        let base = self.base;
+        if let Some(s) = self.st.shapes.get(key).or_else(|| base?.shapes.get(key)) {
+            self.pos = end;
+            return Ok(Arc::clone(s));
+        }
+        let mut shape = self.shape()?;
+        shape.fill_default_layouts();
+        let shape = Arc::new(shape);
+        if self.pos == end {
+            self.st.shapes.insert(key.into(), Arc::clone(&shape));
+        }
+        Ok(shape)
+    }
+
+    pub(super) fn shape(&mut self) -> PResult<Shape> {
+        self.enter()?;
+        let r = self.shape_inner();
+        self.leave();
+        r
+    }
+
+    fn shape_inner(&mut self) -> PResult<Shape> {
+        if self.eat(b'(')? {
+            let mut elems = Vec::new();
+            if !self.eat(b')')? {
+                loop {
+                    elems.push(self.shape()?);
+                    if self.eat(b')')? {
+                        break;
+                    }
+                    self.expect(b',', "between tuple elements")?;
+                }
+            }
+            return Ok(Shape::Tuple(elems));
+        }
+        let word_start = self.pos;
+        let word = self.peek_word()?;
+        let ty = match word {
+            "token" => None,
+            "opaque" => None,
+            _ => match PrimitiveType::from_name(word) {
+                Some(t) => Some(t),
+                None => {
+                    return self.err_at(
+                        word_start,
+                        format!("expected primitive type, but sees '{word}'"),
+                    )
+                }
+            },
+        };
+        self.pos += word.len();
+        if self.b.get(self.pos) != Some(&b'[') {
+            return self.err("expects '[' to start the dimensions of a shape");
+        }
+        self.pos += 1;
+        let mut dims = Vec::new();
+        let mut dynamic = Vec::new();
+        if !self.eat(b']')? {
+            loop {
+                self.skip_ws()?;
+                // `dynamic` stays empty (no allocation) until a dynamic
+                // dimension is seen, then holds a flag for every dimension.
+                let (d, is_dyn) = if self.eat(b'?')? {
+                    (UNBOUNDED_DIM, true)
+                } else {
+                    let is_dyn = self.b.get(self.pos..self.pos + 2) == Some(b"<=");
+                    if is_dyn {
+                        self.pos += 2;
+                    }
+                    let d = self.int()?;
+                    if d < 0 {
+                        return self.err("dimension sizes must be non-negative");
+                    }
+                    (d, is_dyn)
+                };
+                if is_dyn && dynamic.is_empty() {
+                    dynamic = vec![false; dims.len()];
+                }
+                dims.push(d);
+                if is_dyn || !dynamic.is_empty() {
+                    dynamic.push(is_dyn);
+                }
+                if self.eat(b']')? {
+                    break;
+                }
+                self.expect(b',', "between dimensions")?;
+            }
+        }
+        match (ty, word) {
+            (None, "token") => return Ok(Shape::Token),
+            (None, _) => return Ok(Shape::Opaque),
+            _ => {}
+        }
+        let element_type = ty.expect("checked above");
+        // A layout must follow directly (`f32[2]{0}`), not after a space.
+        let layout = if self.b.get(self.pos) == Some(&b'{') {
+            Some(self.layout(dims.len())?)
+        } else {
+            None
+        };
+        Ok(Shape::Array(ArrayShape {
+            element_type,
+            dims,
+            dynamic,
+            layout,
+        }))
+    }
+
+    fn layout(&mut self, rank: usize) -> PResult<Layout> {
+        let start = self.pos;
+        self.expect(b'{', "to start a layout")?;
+        let mut layout = Layout::default();
+        loop {
+            match self.peek()? {
+                Some(b'}') | Some(b':') => break,
+                _ => {
+                    layout.minor_to_major.push(self.int()?);
+                    if !self.eat(b',')? {
+                        break;
+                    }
+                }
+            }
+        }
+        if self.eat(b':')? {
+            self.layout_extras(&mut layout)?;
+        }
+        self.expect(b'}', "at the end of a layout")?;
+        if layout.minor_to_major.len() != rank && !(layout.minor_to_major.is_empty() && rank == 0) {
+            return self.err_at(
+                start,
+                format!(
+                    "Dimensions size is {rank}, but minor to major size is {}.",
+                    layout.minor_to_major.len()
+                ),
+            );
+        }
+        Ok(layout)
+    }
+
+    fn paren_group(&mut self) -> PResult<&'a str> {
+        let start = self.pos;
+        if self.b.get(self.pos) != Some(&b'(') {
+            return self.err("expects '('");
+        }
+        match self.text[self.pos..].find(')') {
+            Some(i) => {
+                self.pos += i + 1;
+                Ok(&self.text[start..self.pos])
+            }
+            None => self.err("expects ')'"),
+        }
+    }
+
+    fn layout_extras(&mut self, layout: &mut Layout) -> PResult<()> {
+        let layout = layout.extras.get_or_insert_with(Default::default);
+        loop {
+            self.skip_ws()?;
+            let c = match self.b.get(self.pos) {
+                Some(&c) => c,
+                None => return self.err("unterminated layout"),
+            };
+            match c {
+                b'}' => return Ok(()),
+                b'D' => {
+                    let start = self.pos;
+                    self.pos += 1;
+                    let group = self.paren_group()?;
+                    for part in group[1..group.len() - 1].split(',') {
+                        let part = part.trim();
+                        let abbrev = part.trim_end_matches(['+', '~', '#']);
+                        if !matches!(abbrev, "D" | "C" | "S" | "H" | "") {
+                            return self.err_at(start, "expected a DimLevelType abbreviation");
+                        }
+                    }
+                    layout.dim_level_types = Some(self.text[start..self.pos].into());
+                }
+                b'T' => {
+                    self.pos += 1;
+                    while self.b.get(self.pos) == Some(&b'(') {
+                        self.pos += 1;
+                        let mut dims = Vec::new();
+                        loop {
+                            if self.eat(b'*')? {
+                                dims.push(COMBINED_TILE_DIM);
+                            } else {
+                                dims.push(self.int()?);
+                            }
+                            if self.eat(b')')? {
+                                break;
+                            }
+                            self.expect(b',', "between tile dimensions")?;
+                        }
+                        layout.tiles.push(Tile(dims));
+                    }
+                }
+                b'L' => {
+                    self.pos += 1;
+                    self.expect(b'(', "after L")?;
+                    layout.tail_padding_alignment = Some(self.int()?);
+                    self.expect(b')', "after L(n")?;
+                }
+                b'#' => {
+                    let start = self.pos;
+                    self.pos += 1;
+                    self.paren_group()?;
+                    while self.b.get(self.pos) == Some(&b'*') {
+                        self.pos += 1;
+                        self.paren_group()?;
+                    }
+                    layout.index_types = Some(self.text[start..self.pos].into());
+                }
+                b'E' => {
+                    self.pos += 1;
+                    self.expect(b'(', "after E")?;
+                    layout.element_size_bits = Some(self.int()?);
+                    self.expect(b')', "after E(n")?;
+                }
+                b'S' if self.b.get(self.pos + 1) == Some(&b'(') => {
+                    self.pos += 1;
+                    self.expect(b'(', "after S")?;
+                    layout.memory_space = Some(self.int()?);
+                    self.expect(b')', "after S(n")?;
+                }
+                _ => {
+                    // Split configs, physical shape, dynamic metadata: kept
+                    // as written.
+                    let start = self.pos;
+                    let mut depth = 0usize;
+                    while let Some(&c) = self.b.get(self.pos) {
+                        match c {
+                            b'(' | b'{' | b'[' => depth += 1,
+                            b')' | b']' => depth = depth.saturating_sub(1),
+                            b'}' if depth == 0 => break,
+                            b'}' => depth -= 1,
+                            _ => {}
+                        }
+                        self.pos += 1;
+                    }
+                    let rest = &self.text[start..self.pos];
+                    if rest.starts_with('P') {
+                        return self.err_at(
+                            start,
+                            "Layout has physical shape, but is not for a sparse array",
+                        );
+                    }
+                    layout.rest = Some(rest.into());
+                }
+            }
+        }
+    }
+}
