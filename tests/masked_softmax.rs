@@ -160,7 +160,11 @@ fn the_masked_softmax_and_its_gradient_raise_and_keep_their_values() {
         }
 
         let after = evaluate_literals(&m, &args).unwrap_or_else(|e| panic!("{e}"));
-        let tolerance = if ty == PrimitiveType::Bf16 { 2e-2 } else { 1e-5 };
+        let tolerance = if ty == PrimitiveType::Bf16 {
+            2e-2
+        } else {
+            1e-5
+        };
         for (k, (b, a)) in leaves(&before).iter().zip(leaves(&after)).enumerate() {
             assert_eq!(b.len(), a.len());
             for (i, (&x, &y)) in b.iter().zip(&a).enumerate() {
@@ -220,7 +224,9 @@ fn a_softmax_a_call_splits_is_reported() {
     let lines: Vec<String> = runs[0].report.iter().map(|e| e.to_string()).collect();
     assert_eq!(
         lines,
-        ["skipped main.6/div.7: div<-exp does not match div<-reduce<-exp: the sum adds \
-          call jit__where_.6 (to_apply=_where.1), which hides what it computes"]
+        [
+            "skipped main.6/div.7: div<-exp does not match div<-reduce<-exp: the sum adds \
+          call jit__where_.6 (to_apply=_where.1), which hides what it computes"
+        ]
     );
 }

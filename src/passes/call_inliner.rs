@@ -69,15 +69,11 @@ impl Pass for CallInliner {
                 found
             };
             for (call, callee) in calls {
+                let body = module.comp(callee);
                 let detail = format!(
-                    "call of {} inlined ({} instruction{})",
-                    module.comp(callee).name,
-                    body_size(module.comp(callee)),
-                    if body_size(module.comp(callee)) == 1 {
-                        ""
-                    } else {
-                        "s"
-                    }
+                    "call of {} inlined ({} instructions)",
+                    body.name,
+                    body_size(body)
                 );
                 ctx.rewrote(module, comp, call, detail);
                 inline(module, comp, call, callee);
@@ -94,7 +90,8 @@ impl Pass for CallInliner {
 /// The callee of `call` when the call is to be inlined; else why not.
 fn check(module: &Module, c: &Computation, call: InstrId) -> Result<CompId, String> {
     let i = c.instr(call);
-    let Some(callee) = i.to_apply().filter(|&id| module.get_comp(id).is_some()) else {
+    let callee = i.to_apply().filter(|&id| module.get_comp(id).is_some());
+    let Some(callee) = callee.filter(|&id| !std::ptr::eq(module.comp(id), c)) else {
         return Err("the call names no computation".into());
     };
     let body = module.comp(callee);
@@ -121,6 +118,20 @@ fn check(module: &Module, c: &Computation, call: InstrId) -> Result<CompId, Stri
             .any(|(_, u)| u.control_predecessors().contains(&call))
     {
         return Err(format!("the call of {name} has control dependencies"));
+    }
+    let params = body.parameters();
+    let numbered = params.iter().all(|&p| {
+        body.instr(p)
+            .parameter_number()
+            .and_then(|n| usize::try_from(n).ok())
+            .is_some_and(|n| n < i.operands().len())
+    });
+    if params.len() != i.operands().len() || !numbered {
+        return Err(format!(
+            "the call passes {} operands to {name}, which has {} parameters",
+            i.operands().len(),
+            params.len()
+        ));
     }
     let size = body_size(body);
     if size > MAX_BODY {
@@ -211,7 +222,7 @@ fn inline(module: &mut Module, comp: CompId, call: InstrId, callee: CompId) {
     };
     for (id, instr, param) in clones {
         let to = match (instr, param) {
-            (None, Some(n)) => operands[n as usize],
+            (None, Some(n)) => operands[usize::try_from(n).expect("checked numbered")],
             (Some(b), _) => {
                 let ops: Vec<InstrId> = b.operands().iter().map(|&o| lookup(&mapped, o)).collect();
                 let mut clone = b.clone_with_operands(ops);

@@ -701,7 +701,13 @@ fn is_max_reducer(module: &Module, reduce: &Instruction) -> bool {
 /// Whether `e` is `exp(select(mask, x, -inf) [- row max])` with `mask` the
 /// same mask: then `e` is 0 wherever the mask is false, but in a row the
 /// mask clears whole, where it is NaN.
-pub fn exp_masked_by(module: &Module, c: &Computation, e: InstrId, mask: InstrId, axis: usize) -> bool {
+pub fn exp_masked_by(
+    module: &Module,
+    c: &Computation,
+    e: InstrId,
+    mask: InstrId,
+    axis: usize,
+) -> bool {
     let exp = c.instr(value_of(c, e));
     if exp.opcode != Opcode::Exp {
         return false;
