@@ -152,6 +152,52 @@ for _dt in ("f32", "bf16"):
              )(_dpa_case(_dt, _train))
 
 
+SOFTMAX_WHERE_NOTE = (
+    "jax.nn.softmax(x, where=mask): the max and the sum over the masked "
+    "values only, the output masked to 0. jax lowers each jnp.where in it "
+    "as an HLO call of a small private computation (_where, _where_0, ...; "
+    "one callee may serve several calls), so the softmax is split by calls "
+    "until call-inliner inlines them. The mask is [B, 1, S, S], broadcast "
+    "over the heads inside the _where bodies. " + SOFTMAX_NOTE)
+
+
+def _softmax_where_case(dt, train):
+    def build():
+        import jax
+        import jax.numpy as jnp
+        shape = (BATCH, HEADS, SEQ, SEQ)
+        k1, k2, k3 = _keys(3)
+        x = jax.random.normal(k1, shape, jnp.float32).astype(_dtype(dt))
+        w = jax.random.normal(k2, shape, jnp.float32).astype(_dtype(dt))
+        mask = jax.random.bernoulli(k3, 0.7, (BATCH, 1, SEQ, SEQ))
+        if not train:
+            def f(x, mask):
+                return jax.nn.softmax(x, -1, where=mask)
+            return f, (x, mask)
+
+        def f(x, mask, w):
+            def loss(x):
+                y = jax.nn.softmax(x, -1, where=mask)
+                return (y * w).sum(), y
+            (_, y), g = jax.value_and_grad(loss, has_aux=True)(x)
+            return y, g
+        return f, (x, mask, w)
+    return build
+
+
+for _dt in ("f32", "bf16"):
+    for _train in (False, True):
+        case(f"jax_softmax_where_{_dt}_{'train' if _train else 'fwd'}",
+             f"jax.nn.softmax(x, -1, where=mask) of a {_dt} [{BATCH}, {HEADS}, "
+             f"{SEQ}, {SEQ}] array, mask pred [{BATCH}, 1, {SEQ}, {SEQ}]"
+             + ("; train: jax.value_and_grad of (softmax(x, where=mask) * "
+                "w).sum() wrt x; outputs y and dx" if _train else "; output y"),
+             1, 1 if _train else 0,
+             notes=SOFTMAX_WHERE_NOTE,
+             expect=[r"to_apply=_where"],
+             )(_softmax_where_case(_dt, _train))
+
+
 @case("jax_log_softmax_f32_train",
       "jax.nn.log_softmax over the last axis of a rank-3 f32 array; train: "
       "value_and_grad of (log_softmax(x) * w).sum() wrt x; outputs y and dx",

@@ -172,10 +172,10 @@ fn the_dump_folder_never_follows_a_link() {
         std::os::unix::fs::symlink(target, dump.join(name)).unwrap();
     };
     link("../outside/victim.txt", "00.input.hlo");
-    // The raise of the gradient is the pipeline's 7th pass.
+    // The raise of the gradient is the pipeline's 8th pass.
     link(
         "../outside/created.hlo",
-        "07.native-to-custom-softmax-dx.hlo",
+        "08.native-to-custom-softmax-dx.hlo",
     );
     link("../outside/untouched.hlo", "99.not-a-pass.hlo");
     let out = hlo_opt()
@@ -192,7 +192,7 @@ fn the_dump_folder_never_follows_a_link() {
         "precious\n"
     );
     assert_eq!(listing(&outside), ["victim.txt"]);
-    for name in ["00.input.hlo", "07.native-to-custom-softmax-dx.hlo"] {
+    for name in ["00.input.hlo", "08.native-to-custom-softmax-dx.hlo"] {
         let meta = fs::symlink_metadata(dump.join(name)).unwrap();
         assert!(meta.is_file(), "{name} is still a link");
         // A file's permissions, not the link's 0777.
@@ -290,8 +290,8 @@ fn a_run_writes_all_its_outputs() {
         listing(&dir.path().join("d")),
         [
             "00.input.hlo",
-            "07.native-to-custom-softmax-dx.hlo",
-            "08.native-to-custom-softmax.hlo"
+            "08.native-to-custom-softmax-dx.hlo",
+            "09.native-to-custom-softmax.hlo"
         ]
     );
 }

@@ -9,6 +9,7 @@
 
 pub mod add_logit_output;
 pub mod build;
+pub mod call_inliner;
 pub mod dce;
 pub mod legalize_compare;
 pub mod legalize_intrinsics;
@@ -379,6 +380,12 @@ pub fn registry() -> &'static [PassInfo] {
             order: Some(13),
             summary: "reset each compare's type= to the default for its operand type",
             make: || Box::new(legalize_compare::LegalizeCompare),
+        },
+        PassInfo {
+            name: "call-inliner",
+            order: Some(40),
+            summary: "inline calls of small pure expressions (JAX's _where, clip, ...) before the raises",
+            make: || Box::new(call_inliner::CallInliner),
         },
         PassInfo {
             name: "native-to-custom-softmax-dx",

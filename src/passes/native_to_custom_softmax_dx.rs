@@ -34,8 +34,8 @@
 use super::build::custom_call;
 use super::residuals::Flow;
 use super::softmax_match::{
-    at_own_type, either_order, inverse_square, is_product_of, layout_chain, not_candidate, row_sum,
-    value_of, Chain, Match, Mismatch,
+    at_own_type, either_order, exp_masked_by, inverse_square, is_product_of, layout_chain, masked,
+    not_candidate, opaque, row_sum, value_of, Chain, Match, Mismatch,
 };
 use super::{OriginalScope, Pass, PassContext, PassError};
 use crate::ir::{ApiVersion, CompId, Computation, InstrId, Instruction, Module, Opcode};
@@ -310,14 +310,36 @@ fn jax_autodiff(
             if div.opcode != Opcode::Divide {
                 continue;
             }
+            // JAX's `softmax(x, where=mask)`: the row sum term is
+            // `select(mask, bcast(sum), 0)`.
+            let (b, mask) = match masked_term(module, c, b) {
+                Some((mask, v)) => (v, Some(mask)),
+                None => (b, None),
+            };
             let sum = match row_sum(module, c, b) {
                 Ok(s) if s.negated => s,
                 Ok(_) => continue,
                 Err(m) => {
-                    best = best.or_better(m);
+                    let hidden = opaque(module, c, layout_chain(module, c, b).source);
+                    best = best.or_better(match hidden {
+                        Some(what) => Mismatch::Refused(format!(
+                            "div711 found, but neg224 is {what}, which hides what it computes"
+                        )),
+                        None => m,
+                    });
                     continue;
                 }
             };
+            if let Some(mask) = mask {
+                if !exp_masked_by(module, c, e, mask, sum.axis) {
+                    best = best.or_better(Mismatch::Refused(
+                        "the row sum term is select(mask, sum, 0), but e is not \
+                         exp(select(mask, x, -inf) - row max) with the same mask"
+                            .into(),
+                    ));
+                    continue;
+                }
+            }
             log::debug!("div711 and neg224 found");
             let s = layout_chain(module, c, divisor);
             if s.dims.get(sum.axis) != Some(&None) {
@@ -349,6 +371,16 @@ fn jax_autodiff(
         }
     }
     Err(best)
+}
+
+/// `select(mask, v, 0)` seen through layout ops (JAX's bf16 gradient
+/// converts it): the mask and `v`.
+fn masked_term(module: &Module, c: &Computation, b: InstrId) -> Option<(InstrId, InstrId)> {
+    let chain = layout_chain(module, c, b);
+    if !chain.is_identity(c.instr(chain.source).shape.rank()) {
+        return None;
+    }
+    masked(module, c, chain.source, 0.0)
 }
 
 /// `product` is `g * k * e` in some grouping (up to converts): `k`.

@@ -13,7 +13,7 @@
 //! seed's "does not match" lines), or it is and a check refused it (the
 //! seed's own log line where it has one, reported as a skipped candidate).
 
-use crate::ir::{Computation, InstrId, Module, Opcode};
+use crate::ir::{Computation, InstrId, Instruction, Module, Opcode};
 
 /// Why a matcher did not match.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -413,26 +413,69 @@ pub struct ForwardSoftmax {
 
 /// Matches the forward softmax anchored on `divide` (a divide, or a
 /// multiply by the reciprocal of the sum).
+///
+/// The masked form `jax.nn.softmax(x, where=m)` matches too: the sum adds
+/// `select(m, exp, 0)` and the exp reads `select(m, x, -inf)` with the same
+/// mask, so the masked-out exps are 0 (NaN in a row masked out whole, where
+/// the divide is NaN either way) and the divide is the softmax of
+/// `select(m, x, -inf)`: that select is the logits.
 pub fn match_forward(module: &Module, c: &Computation, divide: InstrId) -> Match<ForwardSoftmax> {
     let Some(d) = division(module, c, divide) else {
         return not_candidate(NOT_DIV_EXP_REDUCE);
     };
     let num = layout_chain(module, c, d.numerator);
     let exp = num.source;
-    if c.instr(exp).opcode != Opcode::Exp || c.instr(d.divisor.source).opcode != Opcode::Reduce {
+    if c.instr(d.divisor.source).opcode != Opcode::Reduce {
+        return not_candidate(NOT_DIV_EXP_REDUCE);
+    }
+    let sizes = c.instr(divide).shape.dims();
+    let sum = || {
+        row_sum_below(module, c, sizes, d.divisor.clone(), false).map_err(|m| match m {
+            Mismatch::NotCandidate(_) => Mismatch::NotCandidate(NOT_DIV_EXP_REDUCE),
+            refusal => refusal,
+        })
+    };
+    if c.instr(exp).opcode != Opcode::Exp {
+        // A divide by a row sum whose numerator a call hides.
+        if let (Some(what), Ok(_)) = (opaque(module, c, exp), sum()) {
+            return refused(format!(
+                "{}: the numerator is {what}, which hides what it computes",
+                NOT_DIV_EXP_REDUCE.trim_end()
+            ));
+        }
         return not_candidate(NOT_DIV_EXP_REDUCE);
     }
     log::debug!("exp and reduce found");
     if !num.is_identity(c.instr(exp).shape.rank()) {
         return not_candidate(NOT_DIV_EXP_REDUCE);
     }
-    let sizes = c.instr(divide).shape.dims();
-    let sum = row_sum_below(module, c, sizes, d.divisor.clone(), false).map_err(|m| match m {
-        Mismatch::NotCandidate(_) => Mismatch::NotCandidate(NOT_DIV_EXP_REDUCE),
-        refusal => refusal,
-    })?;
-    if sum.summand != exp || sum.negated {
+    let sum = sum()?;
+    if sum.negated {
         return not_candidate(NOT_DIV_EXP_REDUCE);
+    }
+    let rank = c.instr(exp).shape.rank();
+    // A masked sum: its mask, and the exp it masks.
+    let mut sum_mask = None;
+    if sum.summand != exp {
+        let masked_exp = masked(module, c, sum.summand, 0.0).filter(|&(_, v)| {
+            let v = layout_chain(module, c, v);
+            v.source == exp && v.is_identity(rank)
+        });
+        match masked_exp {
+            Some(found) => sum_mask = Some(found),
+            None => {
+                let hidden = masked(module, c, sum.summand, 0.0)
+                    .and_then(|(_, v)| opaque(module, c, layout_chain(module, c, v).source))
+                    .or_else(|| opaque(module, c, sum.summand));
+                if let Some(what) = hidden {
+                    return refused(format!(
+                        "{}: the sum adds {what}, which hides what it computes",
+                        NOT_DIV_EXP_REDUCE.trim_end()
+                    ));
+                }
+                return not_candidate(NOT_DIV_EXP_REDUCE);
+            }
+        }
     }
     let axis = sum.axis;
     log::debug!("div<-exp matches div<-reduce<-exp ");
@@ -442,25 +485,41 @@ pub fn match_forward(module: &Module, c: &Computation, divide: InstrId) -> Match
     region.extend(&num.nodes);
     region.extend(&d.divisor.nodes);
     region.extend(&sum.nodes);
+    if let Some((_, v)) = sum_mask {
+        region.push(sum.summand);
+        region.extend(&layout_chain(module, c, v).nodes);
+    }
 
     let exp_arg = c.instr(exp).operand(0);
     let logits = if c.instr(exp_arg).opcode == Opcode::Subtract {
         log::debug!("sub found");
         let sub = c.instr(exp_arg);
         let shift = layout_chain(module, c, sub.operand(1));
-        let constant_along_axis =
-            shift.dims.len() == c.instr(exp).shape.rank() && shift.dims[axis].is_none();
+        let constant_along_axis = shift.dims.len() == rank && shift.dims[axis].is_none();
         if !constant_along_axis {
             return refused("sub found, but what it subtracts varies along the softmax axis");
         }
+        let Some(max_nodes) = row_max_of(module, c, &shift, sub.operand(0), axis) else {
+            return refused(
+                "sub found, but what it subtracts is not the row max of what it is subtracted from",
+            );
+        };
         region.push(exp_arg);
-        region.extend(&shift.nodes);
-        region.extend(row_max_nodes(module, c, shift.source));
+        region.extend(max_nodes);
         sub.operand(0)
     } else {
         log::debug!("sub not found");
         exp_arg
     };
+    if let Some((mask, _)) = sum_mask {
+        let same = logits_mask(module, c, logits).is_some_and(|m| same_mask(module, c, m, mask));
+        if !same {
+            return refused(
+                "the sum adds select(mask, exp, 0), but the exp does not read \
+                 select(mask, x, -inf) with the same mask",
+            );
+        }
+    }
     // Constants, parameters and broadcasts of constants may be shared freely.
     region.retain(|&id| {
         !matches!(c.instr(id).opcode, Opcode::Constant | Opcode::Parameter)
@@ -480,27 +539,191 @@ pub fn match_forward(module: &Module, c: &Computation, divide: InstrId) -> Match
     })
 }
 
-/// The row max a stabilizing subtract takes away, possibly as JAX's
-/// `maximum(reduce_max, -inf)`: its nodes.
-fn row_max_nodes(module: &Module, c: &Computation, top: InstrId) -> Vec<InstrId> {
-    let mut nodes = Vec::new();
-    let mut stack = vec![top];
-    while let Some(s) = stack.pop() {
-        let si = c.instr(s);
-        match si.opcode {
-            Opcode::Maximum => {
-                nodes.push(s);
-                for &o in si.operands() {
-                    let ch = layout_chain(module, c, o);
-                    nodes.extend(&ch.nodes);
-                    stack.push(ch.source);
-                }
-            }
-            Opcode::Reduce => nodes.push(s),
-            _ => {}
+/// An instruction whose computation the matchers cannot see into: a call
+/// (`call-inliner` inlines only small pure ones) or a custom call. How the
+/// report names it.
+pub fn opaque(module: &Module, c: &Computation, id: InstrId) -> Option<String> {
+    let i = c.instr(id);
+    match i.opcode {
+        Opcode::Call => {
+            let callee = i
+                .to_apply()
+                .and_then(|t| module.get_comp(t))
+                .map_or("?", |t| &t.name);
+            Some(format!("call {} (to_apply={callee})", i.name))
         }
+        Opcode::CustomCall => Some(format!(
+            "custom-call {} ({})",
+            i.name,
+            i.custom_call_target().unwrap_or("?")
+        )),
+        _ => None,
     }
-    nodes
+}
+
+/// `select(mask, value, fill)` with `fill` the scalar constant `fill_value`
+/// (broadcast, converted): the mask and the value.
+pub fn masked(
+    module: &Module,
+    c: &Computation,
+    id: InstrId,
+    fill_value: f64,
+) -> Option<(InstrId, InstrId)> {
+    let s = c.instr(id);
+    match s.operands()[..] {
+        [mask, value, fill]
+            if s.opcode == Opcode::Select && is_scalar_constant(module, c, fill, fill_value) =>
+        {
+            Some((mask, value))
+        }
+        _ => None,
+    }
+}
+
+/// The mask of logits written `select(mask, x, -inf)` (up to converts).
+pub fn logits_mask(module: &Module, c: &Computation, logits: InstrId) -> Option<InstrId> {
+    masked(module, c, value_of(c, logits), f64::NEG_INFINITY).map(|(mask, _)| mask)
+}
+
+/// Whether two masks of one shape hold the same values: one `pred` source
+/// read the same way at every position (JAX broadcasts the mask anew in
+/// each `_where`).
+pub fn same_mask(module: &Module, c: &Computation, a: InstrId, b: InstrId) -> bool {
+    if a == b {
+        return true;
+    }
+    let sizes = c.instr(a).shape.dims();
+    if sizes != c.instr(b).shape.dims() {
+        return false;
+    }
+    let (ca, cb) = (layout_chain(module, c, a), layout_chain(module, c, b));
+    ca.source == cb.source && ca.same_reads(&cb, sizes)
+}
+
+/// Whether `a` and `b` hold the same values for a row max: the same value
+/// up to converts (a max commutes with a convert, which is monotone), or
+/// both `select(mask, v, -inf)` of the same mask and value.
+fn same_values(module: &Module, c: &Computation, a: InstrId, b: InstrId) -> bool {
+    let (a, b) = (value_of(c, a), value_of(c, b));
+    if a == b {
+        return true;
+    }
+    let ninf = f64::NEG_INFINITY;
+    match (masked(module, c, a, ninf), masked(module, c, b, ninf)) {
+        (Some((ma, va)), Some((mb, vb))) => {
+            same_mask(module, c, ma, mb) && value_of(c, va) == value_of(c, vb)
+        }
+        _ => false,
+    }
+}
+
+/// The nodes of the row max that `shift` (the chain of the subtracted
+/// value, constant along `axis`) reads, when it is the row max over `axis`
+/// of `of`, what it is subtracted from: `reduce-max(of, -inf)` broadcast
+/// back along the axis, possibly as JAX's `maximum(reduce_max, -inf)`.
+/// Another shift may overflow the exp where the row max would not.
+pub fn row_max_of(
+    module: &Module,
+    c: &Computation,
+    shift: &Chain,
+    of: InstrId,
+    axis: usize,
+) -> Option<Vec<InstrId>> {
+    let sizes = c.instr(of).shape.dims();
+    let mut nodes = shift.nodes.clone();
+    let mut outer = shift.clone();
+    let top = c.instr(outer.source);
+    if top.opcode == Opcode::Maximum {
+        let [p, q] = top.operands()[..] else {
+            return None;
+        };
+        let r = [(p, q), (q, p)]
+            .into_iter()
+            .find_map(|(r, k)| is_scalar_constant(module, c, k, f64::NEG_INFINITY).then_some(r))?;
+        nodes.push(outer.source);
+        let inner = layout_chain(module, c, r);
+        nodes.extend(&inner.nodes);
+        outer = outer.then(&inner);
+    }
+    let reduce = outer.source;
+    let ri = c.instr(reduce);
+    let [input, init] = ri.operands()[..] else {
+        return None;
+    };
+    if ri.opcode != Opcode::Reduce
+        || !is_max_reducer(module, ri)
+        || !is_scalar_constant(module, c, init, f64::NEG_INFINITY)
+    {
+        return None;
+    }
+    let [reduced] = ri.dimensions()? else {
+        return None;
+    };
+    let reduced = usize::try_from(*reduced).ok()?;
+    // The max reads the values the logits read (each a layout view of one
+    // source), and reduces the source dimension the softmax axis reads.
+    let (lc, ic) = (layout_chain(module, c, of), layout_chain(module, c, input));
+    let input_dims = c.instr(input).shape.dims();
+    if !same_values(module, c, lc.source, ic.source)
+        || !covers(&ic, input_dims, c.instr(ic.source).shape.dims())
+        || lc.dims.get(axis).copied().flatten().is_none()
+        || ic.dims.get(reduced).copied().flatten() != lc.dims[axis]
+    {
+        return None;
+    }
+    // The row max's dimensions, in the logits' numbering.
+    let row_dims: Vec<Option<usize>> = (0..input_dims.len())
+        .filter(|&d| d != reduced)
+        .map(|d| ic.dims[d].and_then(|s| lc.dims.iter().position(|&l| l == Some(s))))
+        .collect();
+    if !is_axis_broadcast(&outer, sizes, axis, &row_dims) {
+        return None;
+    }
+    nodes.push(reduce);
+    Some(nodes)
+}
+
+/// A reducer `(a, b) -> maximum(a, b)`.
+fn is_max_reducer(module: &Module, reduce: &Instruction) -> bool {
+    let Some(reducer) = reduce.to_apply().and_then(|r| module.get_comp(r)) else {
+        return false;
+    };
+    let Some(root) = reducer.root_opt().map(|r| reducer.instr(r)) else {
+        return false;
+    };
+    let params = reducer.parameters();
+    let [p0, p1] = params[..] else {
+        return false;
+    };
+    root.opcode == Opcode::Maximum && (root.operands() == [p0, p1] || root.operands() == [p1, p0])
+}
+
+/// Whether `e` is `exp(select(mask, x, -inf) [- row max])` with `mask` the
+/// same mask: then `e` is 0 wherever the mask is false, but in a row the
+/// mask clears whole, where it is NaN.
+pub fn exp_masked_by(
+    module: &Module,
+    c: &Computation,
+    e: InstrId,
+    mask: InstrId,
+    axis: usize,
+) -> bool {
+    let exp = c.instr(value_of(c, e));
+    if exp.opcode != Opcode::Exp {
+        return false;
+    }
+    let arg = exp.operand(0);
+    let a = c.instr(arg);
+    let logits = if a.opcode == Opcode::Subtract {
+        let shift = layout_chain(module, c, a.operand(1));
+        if row_max_of(module, c, &shift, a.operand(0), axis).is_none() {
+            return false;
+        }
+        a.operand(0)
+    } else {
+        arg
+    };
+    logits_mask(module, c, logits).is_some_and(|m| same_mask(module, c, m, mask))
 }
 
 /// Whether any instruction of `region` but `root` is used outside it (the
