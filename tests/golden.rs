@@ -50,6 +50,11 @@ fn run_case(pass: &str, input_path: &Path) -> Result<(), Failed> {
     let mut module =
         parse_module(&input, &input_path.display().to_string()).map_err(|e| e.to_string())?;
     verify(&module).map_err(|e| format!("input does not verify: {e}"))?;
+    // Written as XLA prints it, so "did the pass change it" is a byte
+    // comparison (the Python goldens check the input prints back).
+    if print_module(&module) != input {
+        return Err("the input is not in printed form (hlo-opt --passes '' prints it so)".into());
+    }
     let all = input_path.to_string_lossy().ends_with(".all.hlo");
     let pipeline = || -> Result<Pipeline, Failed> {
         let mut p = Pipeline::from_names(&[pass]).map_err(|e| e.to_string())?;
