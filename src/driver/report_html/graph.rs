@@ -7,7 +7,7 @@ use crate::text::printer::print_instruction;
 use crate::util::{FxMap, FxSet};
 use std::fmt::Write;
 
-/// Operands and users drawn around a region at most.
+/// The HLO lines a folded node lists at most.
 const CONTEXT_LIMIT: usize = 32;
 /// Above this many nodes, a drawing folds its operands into one node and
 /// its users into another.
@@ -77,106 +77,101 @@ impl Graph {
         let comp = module.comp(cid);
         let mut ids: Vec<InstrId> = region.to_vec();
         let mut seen: FxSet<InstrId> = ids.iter().copied().collect();
-        let mut context = 0;
         for &id in region {
             let i = comp.instr(id);
             for &n in i.operands().iter().chain(i.users()) {
-                if context < CONTEXT_LIMIT && seen.insert(n) {
+                if seen.insert(n) {
                     ids.push(n);
-                    context += 1;
                 }
             }
         }
+        let node = |id: InstrId, role: Role| {
+            let i = comp.instr(id);
+            Node {
+                name: i.name.to_string(),
+                folded: 0,
+                opcode: match i.custom_call_target() {
+                    Some(t) => format!("custom-call {t}"),
+                    None => i.opcode.name().to_string(),
+                },
+                shape: i.shape.to_text(false),
+                role,
+                text: print_instruction(module, cid, id),
+            }
+        };
+        let mut nodes: Vec<Node> = region.iter().map(|&id| node(id, role)).collect();
         let index: FxMap<InstrId, usize> = ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
-        let nodes = ids
-            .iter()
-            .enumerate()
-            .map(|(k, &id)| {
-                let i = comp.instr(id);
-                Node {
-                    name: i.name.to_string(),
-                    folded: 0,
-                    opcode: match i.custom_call_target() {
-                        Some(t) => format!("custom-call {t}"),
-                        None => i.opcode.name().to_string(),
-                    },
-                    shape: i.shape.to_text(false),
-                    role: if k < region.len() {
-                        role
-                    } else {
-                        Role::Context
-                    },
-                    text: print_instruction(module, cid, id),
-                }
-            })
-            .collect();
         let mut edges = Vec::new();
-        for (k, &id) in ids.iter().enumerate() {
-            for op in comp.instr(id).operands() {
-                if let Some(&j) = index.get(op) {
-                    if !edges.contains(&(j, k)) {
-                        edges.push((j, k));
+        let mut edge = |e: (usize, usize)| {
+            if !edges.contains(&e) {
+                edges.push(e);
+            }
+        };
+        if ids.len() <= FOLD_ABOVE {
+            nodes.extend(ids[region.len()..].iter().map(|&id| node(id, Role::Context)));
+            for (k, &id) in ids.iter().enumerate() {
+                for op in comp.instr(id).operands() {
+                    if let Some(&j) = index.get(op) {
+                        edge((j, k));
+                    }
+                }
+            }
+        } else {
+            // The region's own edges, and its operands and users as one
+            // node each: a user is what uses a region node, an operand
+            // the rest. Only the edges toward the region's side (an
+            // operand's into it, a user's out of it): both would make a
+            // cycle.
+            let in_region = |id: InstrId| index.get(&id).is_some_and(|&k| k < region.len());
+            let (users, operands): (Vec<InstrId>, Vec<InstrId>) = ids[region.len()..]
+                .iter()
+                .partition(|&&n| comp.instr(n).operands().iter().any(|&o| in_region(o)));
+            for (k, &id) in region.iter().enumerate() {
+                for op in comp.instr(id).operands() {
+                    if in_region(*op) {
+                        edge((index[op], k));
+                    }
+                }
+            }
+            for (group, word) in [(operands, "operands"), (users, "users")] {
+                if group.is_empty() {
+                    continue;
+                }
+                let at = nodes.len();
+                let mut text: Vec<String> = group
+                    .iter()
+                    .take(CONTEXT_LIMIT)
+                    .map(|&n| print_instruction(module, cid, n))
+                    .collect();
+                if group.len() > CONTEXT_LIMIT {
+                    text.push(format!("... and {} more", group.len() - CONTEXT_LIMIT));
+                }
+                nodes.push(Node {
+                    name: format!("{} {word}", group.len()),
+                    folded: group.len(),
+                    opcode: String::new(),
+                    shape: String::new(),
+                    role: Role::Context,
+                    text: text.join("\n"),
+                });
+                let group: FxSet<InstrId> = group.into_iter().collect();
+                for (k, &id) in region.iter().enumerate() {
+                    let i = comp.instr(id);
+                    if word == "operands" && i.operands().iter().any(|o| group.contains(o)) {
+                        edge((at, k));
+                    }
+                    if word == "users" && i.users().iter().any(|u| group.contains(u)) {
+                        edge((k, at));
                     }
                 }
             }
         }
-        let mut g = Graph {
+        Graph {
             computation: comp.name.to_string(),
             nodes,
             edges,
             sources: source_lines(module, cid, region),
-        };
-        if g.nodes.len() > FOLD_ABOVE {
-            g.fold_context(region.len());
         }
-        g
-    }
-
-    /// The nodes after the first `region` as two: the ones that use a
-    /// region node (its users), and the others (its operands).
-    fn fold_context(&mut self, region: usize) {
-        let is_user = |k: usize| self.edges.iter().any(|&(a, b)| b == k && a < region);
-        let (users, operands): (Vec<usize>, Vec<usize>) =
-            (region..self.nodes.len()).partition(|&k| is_user(k));
-        let mut nodes: Vec<Node> = self.nodes.drain(..region).collect();
-        let rest: Vec<Node> = self.nodes.drain(..).collect();
-        let mut edges: Vec<(usize, usize)> = self
-            .edges
-            .iter()
-            .copied()
-            .filter(|&(a, b)| a < region && b < region)
-            .collect();
-        for (group, word) in [(&operands, "operands"), (&users, "users")] {
-            if group.is_empty() {
-                continue;
-            }
-            let at = nodes.len();
-            let text: Vec<&str> = group.iter().map(|&k| &*rest[k - region].text).collect();
-            nodes.push(Node {
-                name: format!("{} {word}", group.len()),
-                folded: group.len(),
-                opcode: String::new(),
-                shape: String::new(),
-                role: Role::Context,
-                text: text.join("\n"),
-            });
-            // Only the edges toward the region's side: an operand's into
-            // it, a user's out of it (both ways would make a cycle).
-            for &(a, b) in &self.edges {
-                let e = if word == "operands" && group.contains(&a) && b < region {
-                    (at, b)
-                } else if word == "users" && group.contains(&b) && a < region {
-                    (a, at)
-                } else {
-                    continue;
-                };
-                if !edges.contains(&e) {
-                    edges.push(e);
-                }
-            }
-        }
-        self.nodes = nodes;
-        self.edges = edges;
     }
 
     /// The names of the operands and users drawn around the region.
