@@ -204,7 +204,8 @@ fn entry_head<'p>(page: &'p str, instr: &str) -> &'p str {
 #[test]
 fn each_rewrite_names_the_users_source_line() {
     // JAX's stack-frame tables: frame 5 is gen_corpus.py line 124.
-    let page = page_of(&std::fs::read_to_string(root().join("examples/softmax_vjp_f32.hlo")).unwrap());
+    let page =
+        page_of(&std::fs::read_to_string(root().join("examples/softmax_vjp_f32.hlo")).unwrap());
     for instr in ["mul.13", "divide"] {
         let head = entry_head(&page, instr);
         assert!(

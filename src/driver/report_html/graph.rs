@@ -1,8 +1,8 @@
 //! A neighbourhood of a computation, laid out in layers (operands above
 //! their users) and drawn as SVG.
 
-use crate::ir::{CompId, InstrId, Module};
 use super::{layout, source_lines, SourceLine};
+use crate::ir::{CompId, InstrId, Module};
 use crate::text::printer::print_instruction;
 use crate::util::{FxMap, FxSet};
 use std::fmt::Write;
@@ -108,7 +108,11 @@ impl Graph {
             }
         };
         if ids.len() <= FOLD_ABOVE {
-            nodes.extend(ids[region.len()..].iter().map(|&id| node(id, Role::Context)));
+            nodes.extend(
+                ids[region.len()..]
+                    .iter()
+                    .map(|&id| node(id, Role::Context)),
+            );
             for (k, &id) in ids.iter().enumerate() {
                 for op in comp.instr(id).operands() {
                     if let Some(&j) = index.get(op) {
@@ -231,7 +235,11 @@ impl Graph {
             escape(&self.computation)
         );
         for route in &l.routes {
-            let _ = write!(s, r#"<path class="edge" d="{}" marker-end="url(#arrow)"/>"#, path(route));
+            let _ = write!(
+                s,
+                r#"<path class="edge" d="{}" marker-end="url(#arrow)"/>"#,
+                path(route)
+            );
         }
         for (k, node) in self.nodes.iter().enumerate() {
             let x = MARGIN + l.left[k];

@@ -69,25 +69,28 @@ pub(super) fn layout(
     reduce_crossings(&mut order, &preds, &succs);
     let x = place(&order, &w, &preds, &succs, n);
     let top: Vec<f64> = lay.iter().map(|&l| l as f64 * (node_h + GAP_Y)).collect();
-    let min_left = (0..total).map(|v| x[v] - w[v] / 2.0).fold(f64::MAX, f64::min);
-    let max_right = (0..total).map(|v| x[v] + w[v] / 2.0).fold(f64::MIN, f64::max);
+    let min_left = (0..total)
+        .map(|v| x[v] - w[v] / 2.0)
+        .fold(f64::MAX, f64::min);
+    let max_right = (0..total)
+        .map(|v| x[v] + w[v] / 2.0)
+        .fold(f64::MIN, f64::max);
     let shift = if total == 0 { 0.0 } else { -min_left };
     let cx = |v: usize| x[v] + shift;
     // An edge enters its user at a port along its top, in the order of
     // the operands' x, so edges into one node do not cross there.
     let mut port_x: Vec<f64> = vec![0.0; chains.len()];
-    for v in 0..n {
-        let mut ins: Vec<usize> = (0..chains.len())
-            .filter(|&e| *chains[e].last().unwrap() == v)
-            .collect();
-        ins.sort_by(|&e, &f| {
-            let pe = chains[e][chains[e].len() - 2];
-            let pf = chains[f][chains[f].len() - 2];
-            cx(pe).total_cmp(&cx(pf))
-        });
+    let mut ins_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (e, chain) in chains.iter().enumerate() {
+        ins_of[chain[chain.len() - 1]].push(e);
+    }
+    // The node an edge comes into its user from (an operand or a dummy).
+    let from = |e: usize| chains[e][chains[e].len() - 2];
+    for (v, ins) in ins_of.iter_mut().enumerate() {
+        ins.sort_by(|&e, &f| cx(from(e)).total_cmp(&cx(from(f))));
         let k = ins.len() as f64;
+        let spread = (w[v] - 16.0).max(0.0);
         for (j, &e) in ins.iter().enumerate() {
-            let spread = (w[v] - 16.0).max(0.0);
             port_x[e] = cx(v) - spread / 2.0 + spread * (j as f64 + 1.0) / (k + 1.0);
         }
     }
@@ -107,7 +110,11 @@ pub(super) fn layout(
     Layout {
         left: (0..n).map(|v| cx(v) - w[v] / 2.0).collect(),
         top: top[..n].to_vec(),
-        width: if total == 0 { 0.0 } else { max_right - min_left },
+        width: if total == 0 {
+            0.0
+        } else {
+            max_right - min_left
+        },
         height: if depth == 0 {
             0.0
         } else {
@@ -341,7 +348,10 @@ fn spaced(want: &[f64], w: &[f64]) -> Vec<f64> {
             }
             blocks.pop();
             let last = blocks.len() - 1;
-            blocks[last] = ((m1 * c1 as f64 + m2 * c2 as f64) / (c1 + c2) as f64, c1 + c2);
+            blocks[last] = (
+                (m1 * c1 as f64 + m2 * c2 as f64) / (c1 + c2) as f64,
+                c1 + c2,
+            );
         }
     }
     let mut out = Vec::with_capacity(want.len());
