@@ -68,6 +68,8 @@ pub(super) struct Graph {
     edges: Vec<(usize, usize)>,
     /// The user's source lines the region came from.
     pub(super) sources: Vec<SourceLine>,
+    /// The names of the operands and users around the region.
+    context: Vec<String>,
 }
 
 impl Graph {
@@ -175,16 +177,17 @@ impl Graph {
             nodes,
             edges,
             sources: source_lines(module, cid, region),
+            context: ids[region.len()..]
+                .iter()
+                .map(|&id| comp.instr(id).name.to_string())
+                .collect(),
         }
     }
 
-    /// The names of the operands and users drawn around the region.
+    /// The names of the operands and users around the region (drawn, or
+    /// folded).
     pub(super) fn context_names(&self) -> Vec<&str> {
-        self.nodes
-            .iter()
-            .filter(|n| n.role == Role::Context && n.folded == 0)
-            .map(|n| &*n.name)
-            .collect()
+        self.context.iter().map(|n| &**n).collect()
     }
 
     /// A node's lines of text: its name, its opcode (or custom-call

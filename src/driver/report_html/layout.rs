@@ -149,10 +149,11 @@ fn layers(widths: &[f64], edges: &[(usize, usize)], max_layer_w: f64) -> Vec<usi
     for &v in &by_layer {
         let nearest_user = edges.iter().filter(|e| e.0 == v).map(|e| layer[e.1]).min();
         if let Some(u) = nearest_user {
-            layer[v] = layer[v].max(u - 1);
+            layer[v] = layer[v].max(u.saturating_sub(1));
         }
     }
-    // The width bound, in layer order (operands first).
+    // The width bound, in layer order: operands, in a lower layer than
+    // their users, are placed first.
     by_layer.reverse();
     by_layer.sort_by_key(|&v| layer[v]);
     let mut placed = vec![usize::MAX; n];
@@ -175,21 +176,6 @@ fn layers(widths: &[f64], edges: &[(usize, usize)], max_layer_w: f64) -> Vec<usi
         }
         used[l] += if used[l] == 0.0 { 0.0 } else { GAP_X } + widths[v];
         placed[v] = l;
-    }
-    // A user placed before one of its operands was pushed (both in one
-    // sorted layer never happens: an edge spans at least one layer, but a
-    // push can break that): restore operand above user.
-    for _ in 0..n {
-        let mut moved = false;
-        for &(a, b) in edges {
-            if placed[b] <= placed[a] {
-                placed[b] = placed[a] + 1;
-                moved = true;
-            }
-        }
-        if !moved {
-            break;
-        }
     }
     placed
 }
