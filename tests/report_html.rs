@@ -174,3 +174,90 @@ fn a_pass_that_skips_draws_the_candidate() {
     assert!(page.contains("class=\"entry"));
     assert!(page.contains("<figure"));
 }
+
+/// The page of `text` (an HLO module) under the default pipeline.
+fn page_of(text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.hlo");
+    std::fs::write(&input, text).unwrap();
+    let page = dir.path().join("report.html");
+    let status = Command::new(env!("CARGO_BIN_EXE_hlo-opt"))
+        .arg(&input)
+        .arg("--report-html")
+        .arg(&page)
+        .arg("-o")
+        .arg(dir.path().join("out.hlo"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::read_to_string(&page).unwrap()
+}
+
+/// The text of the entry whose instruction is `instr`, to its drawings.
+fn entry_head<'p>(page: &'p str, instr: &str) -> &'p str {
+    let start = page
+        .find(&format!("data-instruction=\"{instr}\""))
+        .unwrap_or_else(|| panic!("no entry for {instr}"));
+    let entry = &page[start..];
+    &entry[..entry.find("<div class=\"drawings\">").unwrap()]
+}
+
+#[test]
+fn each_rewrite_names_the_users_source_line() {
+    // JAX's stack-frame tables: frame 5 is gen_corpus.py line 124.
+    let page =
+        page_of(&std::fs::read_to_string(root().join("examples/softmax_vjp_f32.hlo")).unwrap());
+    for instr in ["mul.13", "divide"] {
+        let head = entry_head(&page, instr);
+        assert!(
+            head.contains("<p class=\"source\">from <code title=\"gen_corpus.py:124 in _softmax_vjp.&lt;locals&gt;.&lt;lambda&gt;\">gen_corpus.py:124</code></p>"),
+            "{head}"
+        );
+    }
+    // torch-xla's source_file/source_line metadata, the file by its last
+    // component.
+    let text = std::fs::read_to_string(root().join("examples/softmax_vjp_f32.hlo"))
+        .unwrap()
+        .replace(
+            "transpose(jvp())/mul\" stack_frame_id=5}",
+            "transpose(jvp())/mul\" source_file=\"/home/u/model/attention.py\" source_line=42}",
+        );
+    let page = page_of(&text);
+    let head = entry_head(&page, "mul.13");
+    assert!(
+        head.contains("<code title=\"/home/u/model/attention.py:42\">attention.py:42</code>"),
+        "{head}"
+    );
+}
+
+#[test]
+fn a_rewrite_with_many_users_folds_them() {
+    // The gradient's result used forty times: its users fold into one node.
+    let text = std::fs::read_to_string(root().join("examples/softmax_vjp_f32.hlo")).unwrap();
+    let users: String = (0..40)
+        .map(|k| format!("  %use.{k} = f32[64,512]{{1,0}} negate(%mul.13)\n"))
+        .collect();
+    let names: Vec<String> = (0..40).map(|k| format!("%use.{k}")).collect();
+    let tuple_shape = format!("({})", vec!["f32[64,512]{1,0}"; 40].join(", "));
+    let text = text
+        .replace(
+            "->f32[64,512]{1,0}}",
+            &format!("->{tuple_shape}}}"),
+        )
+        .replace("-> f32[64,512] {", &format!("-> ({}) {{", vec!["f32[64,512]"; 40].join(", ")))
+        .replace("ROOT %mul.13 = ", "%mul.13 = ")
+        .replace(
+            "transpose(jvp())/mul\" stack_frame_id=5}\n}",
+            &format!(
+                "transpose(jvp())/mul\" stack_frame_id=5}}\n{users}  ROOT %out = {tuple_shape} tuple({})\n}}",
+                names.join(", ")
+            ),
+        );
+    let page = page_of(&text);
+    let before = drawn(&page, "mul.13", "before");
+    assert_eq!(before[0], "mul.13");
+    assert!(!before.iter().any(|n| n.starts_with("use.")), "{before:?}");
+    // All forty, though a drawing lists 32 around a region at most.
+    assert!(before.contains(&"40 users".to_string()), "{before:?}");
+    assert!(page.contains("class=\"node context folded\""));
+}

@@ -5,8 +5,10 @@ no console errors, a screenshot kept under target/ci-artifacts/), and
 `.ci/run` installs Chromium and sets HLO_OPT_BROWSER_TESTS=1, which makes a
 missing browser a failure instead of a skip."""
 
+import html
 import json
 import os
+import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -120,6 +122,66 @@ def test_the_page_renders_each_raise_in_chromium(case, tmp_path):
     r = chromium(tmp_path, f"--screenshot={shot}", "--window-size=1400,2400", page.as_uri())
     assert r.returncode == 0, r.stderr
     assert shot.stat().st_size > 10_000
+
+
+# Run in the page by Chromium: per drawing, its rendered size and the
+# labels whose text leaves their box (or is not the node's whole name),
+# written into the DOM for --dump-dom to carry out.
+MEASURE = """<script>
+const figures = [];
+for (const svg of document.querySelectorAll('svg.graph')) {
+  const box = svg.getBoundingClientRect();
+  const cut = [];
+  for (const g of svg.querySelectorAll('g.node')) {
+    const r = g.querySelector('rect').getBBox();
+    const label = g.querySelector('text.label');
+    if (!g.classList.contains('folded') && label.textContent !== g.dataset.name) {
+      cut.push(label.textContent);
+    }
+    for (const t of g.querySelectorAll('text')) {
+      const b = t.getBBox();
+      if (b.width === 0) continue;
+      if (b.x < r.x || b.x + b.width > r.x + r.width || b.y < r.y || b.y + b.height > r.y + r.height) {
+        cut.push(t.textContent);
+      }
+    }
+  }
+  figures.push({
+    entry: svg.closest('.entry').dataset.instruction,
+    figure: svg.closest('figure').className,
+    width: box.width,
+    height: box.height,
+    nodes: svg.querySelectorAll('g.node').length,
+    cut: cut,
+  });
+}
+const out = document.createElement('pre');
+out.id = 'measured';
+out.textContent = JSON.stringify(figures);
+document.body.appendChild(out);
+</script>"""
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_label_is_whole_and_no_figure_is_wide(case, tmp_path):
+    source, raised = CASES[case]
+    page = tmp_path / f"{case}.html"
+    hlo_opt(ROOT / source, "--report-html", page, "-o", tmp_path / "out.hlo")
+    # The page has no script of its own: a copy gets the measuring one.
+    measured_page = tmp_path / f"{case}-measured.html"
+    measured_page.write_text(page.read_text().replace("</body>", MEASURE + "</body>"))
+    dom = chromium(tmp_path, "--dump-dom", measured_page.as_uri())
+    assert dom.returncode == 0, dom.stderr
+    found = re.search(r'<pre id="measured">(.*?)</pre>', dom.stdout, re.S)
+    assert found, dom.stdout[-2000:]
+    figures = json.loads(html.unescape(found.group(1)))
+    drawn = {f["entry"] for f in figures}
+    assert set(raised) <= drawn
+    for f in figures:
+        assert f["nodes"] > 0 and f["height"] > 0, f
+        assert f["cut"] == [], f
+        # Readable on a screen: never more than twice as wide as tall.
+        assert f["width"] <= 2 * f["height"], f
 
 
 def test_the_graph_loads_in_model_explorers_classes(tmp_path):

@@ -13,9 +13,10 @@
 //! what; see [`crate::driver::graph_json`]).
 
 mod graph;
+mod layout;
 mod page;
 
-use crate::ir::{CompId, Computation, InstrId, Module};
+use crate::ir::{AttrValue, CompId, Computation, InstrId, Instruction, Module};
 use crate::passes::{PassError, PassRun, ReportEntry};
 use crate::util::{FxMap, FxSet};
 use graph::{Graph, Role};
@@ -53,6 +54,78 @@ struct Entry {
     text: String,
     /// Before and after (a rewrite), or around (a skipped candidate).
     drawings: Vec<(&'static str, Graph)>,
+    /// The user's source lines the matched instructions came from.
+    sources: Vec<SourceLine>,
+}
+
+/// A line of the user's source an instruction came from.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct SourceLine {
+    file: String,
+    line: i64,
+    /// The function, where the stack frames name it.
+    function: String,
+}
+
+impl SourceLine {
+    /// `attention.py:42`: the file's last component and the line.
+    fn short(&self) -> String {
+        let base = self.file.rsplit(['/', '\\']).next().unwrap_or(&self.file);
+        format!("{base}:{}", self.line)
+    }
+
+    /// The whole path, line and function.
+    fn long(&self) -> String {
+        match self.function.as_str() {
+            "" => format!("{}:{}", self.file, self.line),
+            f => format!("{}:{} in {f}", self.file, self.line),
+        }
+    }
+}
+
+/// Where `instr` came from in the user's source: its metadata's
+/// `source_file`/`source_line` (torch-xla, older JAX), or else the
+/// innermost frame of its `stack_frame_id` (JAX's tables, whose innermost
+/// frame is the user's: JAX and Flax leave their own frames out).
+fn source_line(module: &Module, instr: &Instruction) -> Option<SourceLine> {
+    let Some(AttrValue::Metadata(md)) = instr.attr("metadata") else {
+        return None;
+    };
+    if !md.source_file.is_empty() && md.source_line > 0 {
+        return Some(SourceLine {
+            file: md.source_file.to_string(),
+            line: md.source_line.into(),
+            function: String::new(),
+        });
+    }
+    let tables = module.stack_frames.as_ref()?;
+    // Ids are 1-based positions in their tables (0: none).
+    let at = |id: i64| usize::try_from(id).ok()?.checked_sub(1);
+    let frame = tables.stack_frames.get(at(md.stack_frame_id.into())?)?;
+    let loc = tables.file_locations.get(at(frame.file_location_id)?)?;
+    let file = tables.file_names.get(at(loc.file_name_id)?)?;
+    let function = at(loc.function_name_id)
+        .and_then(|f| tables.function_names.get(f))
+        .map_or(String::new(), |f| f.to_string());
+    Some(SourceLine {
+        file: file.to_string(),
+        line: loc.line,
+        function,
+    })
+}
+
+/// The distinct source lines of `ids` (of computation `cid`), in order.
+fn source_lines(module: &Module, cid: CompId, ids: &[InstrId]) -> Vec<SourceLine> {
+    let comp = module.comp(cid);
+    let mut out: Vec<SourceLine> = Vec::new();
+    for &id in ids {
+        if let Some(s) = source_line(module, comp.instr(id)) {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
 }
 
 impl RunRecord {
@@ -163,12 +236,27 @@ impl RunRecord {
                 drawings.push(("around", g));
             }
         }
+        // What the pass matched came from where its first drawing's
+        // region did; undrawn, where the instruction did.
+        let sources = match drawings.first() {
+            Some((_, g)) => g.sources.clone(),
+            None => {
+                let m = if rewrote { &self.previous } else { module };
+                comp_named(m, computation)
+                    .and_then(|(cid, c)| {
+                        let (id, _) = c.instructions().find(|(_, i)| &*i.name == instruction)?;
+                        Some(source_lines(m, cid, &[id]))
+                    })
+                    .unwrap_or_default()
+            }
+        };
         Entry {
             rewrote,
             computation: computation.clone(),
             instruction: instruction.clone(),
             text,
             drawings,
+            sources,
         }
     }
 

@@ -25,7 +25,9 @@ svg.graph .candidate rect { fill: #fff3b0; stroke: #b90; stroke-width: 2; }
 svg.graph .context rect { fill: #f4f4f4; }
 svg.graph text { font: 12px ui-monospace, monospace; fill: #222; }
 svg.graph text.sub { fill: #555; font-size: 11px; }
-svg.graph line.edge { stroke: #888; stroke-width: 1.2; }
+svg.graph path.edge { stroke: #888; stroke-width: 1.2; fill: none; }
+svg.graph .folded rect { stroke-dasharray: 4 3; }
+.entry p.source { font-family: system-ui, sans-serif; color: #555; }
 pre.hlo { font-size: 12px; background: #fafafa; border: 1px solid #eee; padding: 6px; overflow-x: auto; }
 pre.hlo span:target { background: #ffef9e; }
 .legend span { display: inline-block; padding: 0 6px; margin-right: 6px; border: 1px solid #999; }
@@ -167,6 +169,24 @@ fn entry(out: &mut dyn Write, e: &Entry, id: &str) -> std::io::Result<()> {
         escape(&e.instruction),
         escape(&e.text)
     )?;
+    if !e.sources.is_empty() {
+        // The first few; the tooltip has each whole.
+        const SHOWN: usize = 3;
+        out.write_all(b"<p class=\"source\">from ")?;
+        for (k, s) in e.sources.iter().take(SHOWN).enumerate() {
+            let sep = if k == 0 { "" } else { ", " };
+            write!(
+                out,
+                "{sep}<code title=\"{}\">{}</code>",
+                escape(&s.long()),
+                escape(&s.short())
+            )?;
+        }
+        if e.sources.len() > SHOWN {
+            write!(out, " and {} more", e.sources.len() - SHOWN)?;
+        }
+        out.write_all(b"</p>\n")?;
+    }
     if e.drawings.is_empty() {
         return out.write_all(b"</div>\n");
     }
