@@ -679,7 +679,7 @@ impl RunDrawings {
     fn overlay(&self, py: Python<'_>) -> PyResult<String> {
         let input = &self.input.get().inner;
         py.detach(|| utf8(|w| graph_json::write_overlay(input, &self.module, &self.marks, w)))
-        .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
+            .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
     }
 }
 
