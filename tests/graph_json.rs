@@ -240,3 +240,38 @@ fn while_bodies_are_nested_where_called() {
         .filter(|n| n["namespace"] == "")
         .all(|n| attr(n, "computation") == Some(entry)));
 }
+
+#[test]
+fn conditional_branches_are_nested_and_a_comparator_is_an_attribute() {
+    let (graph, _) = graph("tests/data/graph/conditional_sort.hlo");
+    let (before, _) = sides(&graph);
+    let by_id = |id: &str| nodes(before).iter().find(|n| n["id"] == id).unwrap();
+    let edges = |id: &str| -> Vec<String> {
+        by_id(id)["incomingEdges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}:{}",
+                    e["sourceNodeId"].as_str().unwrap(),
+                    e["targetNodeInputId"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    // Each branch in a layer beside the conditional, fed by its operand.
+    assert_eq!(by_id("t")["namespace"], "model/c true");
+    assert_eq!(edges("t"), ["x:0"]);
+    assert_eq!(by_id("f")["namespace"], "model/c false");
+    assert_eq!(edges("f"), ["y:0"]);
+    assert_eq!(by_id("n")["namespace"], "model/c true/cond/branch_1_fun");
+    assert_eq!(edges("c"), ["p:0", "x:1", "y:2", "n:c true", "e:c false"]);
+    // The comparator is not drawn; the sort holds it as text.
+    assert!(nodes(before).iter().all(|n| n["id"] != "lt"));
+    let body = attr(by_id("s"), "to_apply").unwrap();
+    assert!(
+        body.contains("ROOT lt = pred[] compare(a, b), direction=LT"),
+        "{body}"
+    );
+}

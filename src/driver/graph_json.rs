@@ -456,16 +456,15 @@ fn graph(
                 let n = comp.instr(p).parameter_number().unwrap_or(0) as usize;
                 let source = match caller.opcode {
                     Opcode::While => ops.first(),
+                    // Branch k takes operand k + 1 (`true`: 1, `false`: 2).
                     Opcode::Conditional => {
-                        let branch = role
-                            .rsplit(' ')
-                            .next()
-                            .and_then(|b| b.parse::<usize>().ok());
-                        let slot = match (&*role, branch) {
-                            (r, _) if r.ends_with(" true") => 1,
-                            (r, _) if r.ends_with(" false") => 2,
-                            (_, Some(b)) => b + 1,
-                            _ => 1,
+                        let slot = if role.ends_with(" false") {
+                            2
+                        } else {
+                            role.rsplit(' ')
+                                .next()
+                                .and_then(|b| b.parse::<usize>().ok())
+                                .map_or(1, |b| b + 1)
                         };
                         ops.get(slot)
                     }
