@@ -104,10 +104,12 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     report_html: Option<PathBuf>,
 
-    /// Write the output module as Model Explorer graph JSON (each
-    /// computation a namespace), and beside it FILE's name with
-    /// `.overlay.json`: node data colouring what each pass made or rewrote
-    /// (`model-explorer FILE.json`, then load the overlay).
+    /// Write the run as Model Explorer graph JSON: two graphs, the input
+    /// module (before) and the output (after), nodes in the layers of
+    /// their `op_name`; and beside it FILE's name with `.overlay.json`:
+    /// node data naming the pass that matched (before) or made (after)
+    /// each node (`model-explorer FILE.json --node_data_paths
+    /// FILE.overlay.json`).
     #[arg(long, value_name = "FILE.json")]
     emit_graph: Option<PathBuf>,
 
@@ -263,6 +265,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             ..CheckConfig::default()
         }),
         record: None,
+        graph: cli.emit_graph.is_some(),
     };
     let outputs = plan_outputs(cli, input, &config)?;
     if let Some(dir) = &cli.dump_dir {
@@ -288,6 +291,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         dumps: &outputs.dumps,
         staged: &mut staged,
     };
+    // The graph draws the input beside the output: a copy, only then.
+    let input_module = cli.emit_graph.is_some().then(|| module.clone());
     let outcome = run::run(module, &config, &mut callbacks);
     // The page is written whatever the outcome: the passes that ran are
     // on it, as the dumps are.
@@ -319,21 +324,15 @@ fn run(cli: &Cli) -> Result<(), String> {
             .as_deref()
             .is_some_and(|p| p.extension().is_some_and(|e| e == "pb")),
     };
-    if let (Some((graph, overlay)), Some(record)) = (&outputs.graph, &outcome.record) {
+    if let (Some((graph, overlay)), Some(marks), Some(input)) =
+        (&outputs.graph, &outcome.graph, &input_module)
+    {
+        use crate::driver::graph_json::{write_graph, write_overlay};
         staged.write(graph, |f| {
-            write_file(f, |w| {
-                crate::driver::graph_json::write_graph(&module, record.made(), w)
-            })
+            write_file(f, |w| write_graph(input, &module, marks, w))
         })?;
         staged.write(overlay, |f| {
-            write_file(f, |w| {
-                crate::driver::graph_json::write_overlay(
-                    &module,
-                    record.made(),
-                    &record.pass_names(),
-                    w,
-                )
-            })
+            write_file(f, |w| write_overlay(input, &module, marks, w))
         })?;
     }
     let write_module_to = |w: &mut dyn Write| {

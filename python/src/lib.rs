@@ -647,6 +647,9 @@ fn list_passes() -> Vec<PassInfo> {
 #[pyclass(module = "hlo_opt", frozen)]
 struct RunDrawings {
     record: RunRecord,
+    marks: graph_json::GraphMarks,
+    /// The run's input, shared with the caller (frozen): no copy.
+    input: Py<HloModule>,
     module: Module,
 }
 
@@ -667,23 +670,16 @@ impl RunDrawings {
 
     /// The Model Explorer graph JSON `--emit-graph` writes.
     fn graph(&self, py: Python<'_>) -> PyResult<String> {
-        py.detach(|| utf8(|w| graph_json::write_graph(&self.module, self.record.made(), w)))
+        let input = &self.input.get().inner;
+        py.detach(|| utf8(|w| graph_json::write_graph(input, &self.module, &self.marks, w)))
             .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
     }
 
     /// The overlay `--emit-graph` writes beside the graph.
     fn overlay(&self, py: Python<'_>) -> PyResult<String> {
-        py.detach(|| {
-            utf8(|w| {
-                graph_json::write_overlay(
-                    &self.module,
-                    self.record.made(),
-                    &self.record.pass_names(),
-                    w,
-                )
-            })
-        })
-        .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
+        let input = &self.input.get().inner;
+        py.detach(|| utf8(|w| graph_json::write_overlay(input, &self.module, &self.marks, w)))
+            .map_err(|e| error(py, "HloOptError", e.to_string(), &[]))
     }
 }
 
@@ -747,7 +743,7 @@ type RunResult = (HloModule, Vec<PassReport>, Vec<PassCheckInfo>, RunDrawings);
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
-    module: &HloModule,
+    module: &Bound<'_, HloModule>,
     passes: Option<&Bound<'_, PyAny>>,
     all_computations: bool,
     contract_checks: bool,
@@ -757,6 +753,8 @@ fn run(
     accept_unchecked: bool,
     memory_limit: Option<MemoryLimit>,
 ) -> PyResult<RunResult> {
+    let module_ref = module;
+    let module = module_ref.get();
     let list = pass_list(passes)?;
     pipeline(py, list.as_deref(), all_computations)?;
     let interrupts = Interrupts::new();
@@ -776,6 +774,8 @@ fn run(
             None
         },
         record: Some(module.inner.name.to_string()),
+        // Names only; the graph's input is `module` itself.
+        graph: true,
     };
     let mut callbacks = PythonCallbacks {
         dumps: plan_dumps(py, dump_dir.as_deref(), &config)?,
@@ -808,6 +808,8 @@ fn run(
         .collect::<PyResult<_>>()?;
     let drawings = RunDrawings {
         record: outcome.record.expect("asked for"),
+        marks: outcome.graph.expect("asked for"),
+        input: module_ref.clone().unbind(),
         module: outcome.module.clone(),
     };
     let mut out = HloModule {

@@ -197,30 +197,16 @@ def test_the_graph_loads_in_model_explorers_classes(tmp_path):
     hlo_opt(ROOT / source, "--emit-graph", graph, "-o", tmp_path / "out.hlo")
     data = json.loads(graph.read_text())
 
-    def kv(d):
-        return gb.KeyValue(key=d["key"], value=d["value"])
+    from hlo_opt.model_explorer.main import to_graph_collection
 
-    def node(d):
-        return gb.GraphNode(
-            id=d["id"],
-            label=d["label"],
-            namespace=d["namespace"],
-            attrs=[kv(a) for a in d["attrs"]],
-            incomingEdges=[gb.IncomingEdge(**e) for e in d["incomingEdges"]],
-            outputsMetadata=[
-                gb.MetadataItem(id=m["id"], attrs=[kv(a) for a in m["attrs"]])
-                for m in d["outputsMetadata"]
-            ],
-        )
-
-    collection = gb.GraphCollection(
-        label=data["label"],
-        graphs=[gb.Graph(id=g["id"], nodes=[node(n) for n in g["nodes"]]) for g in data["graphs"]],
-    )
-    [g] = collection.graphs
+    # Two graphs: the input (before) and the output (after).
+    collection = to_graph_collection(data)
+    before, g = collection.graphs
+    for side in (before, g):
+        ids = {n.id for n in side.nodes}
+        assert len(ids) == len(side.nodes)
+        assert all(e.sourceNodeId in ids for n in side.nodes for e in n.incomingEdges)
     ids = {n.id for n in g.nodes}
-    assert len(ids) == len(g.nodes)
-    assert all(e.sourceNodeId in ids for n in g.nodes for e in n.incomingEdges)
     marked = sorted(
         n.label for n in g.nodes if any(a.key == "hlo_opt_pass" for a in n.attrs)
     )
@@ -231,12 +217,13 @@ def test_the_graph_loads_in_model_explorers_classes(tmp_path):
             k: ndb.GraphNodeData(
                 name=v["name"],
                 results={n: ndb.NodeDataResult(**r) for n, r in v["results"].items()},
-                thresholds=[ndb.ThresholdItem(**t) for t in v["thresholds"]],
+                showExpandedSummaryOnGroupNode=v["showExpandedSummaryOnGroupNode"],
             )
             for k, v in overlay.items()
         }
     )
     results = model_data.graphsData[g.id].results
     assert set(results) <= ids and len(results) == len(raised)
+    assert set(model_data.graphsData[before.id].results) <= {n.id for n in before.nodes}
     # And Model Explorer's own writer takes it back.
     assert json.loads(model_data.to_json_string())[g.id]["results"].keys() == results.keys()

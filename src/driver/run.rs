@@ -19,6 +19,7 @@
 //!    the passes that ran.
 
 use super::check_numerics::{CheckConfig, CheckError, NumericsCheck, PassCheck};
+use super::graph_json::GraphMarks;
 use super::report_html::RunRecord;
 use crate::ir::Module;
 use crate::neuron::contract::{self, Violation};
@@ -45,6 +46,9 @@ pub struct RunConfig {
     pub check_numerics: Option<CheckConfig>,
     /// Keep the record the page and the graph are drawn from, titled.
     pub record: Option<String>,
+    /// Keep what each pass matched and made, for the graph (with `record`,
+    /// whose copy of the module each pass ran on it reads).
+    pub graph: bool,
 }
 
 /// What a face hears while a run goes on.
@@ -80,6 +84,8 @@ pub struct Outcome {
     /// One per pass run, with `check_numerics`.
     pub checks: Vec<PassCheck>,
     pub record: Option<RunRecord>,
+    /// With `graph`.
+    pub graph: Option<GraphMarks>,
 }
 
 /// Why a run stopped.
@@ -226,6 +232,7 @@ pub fn run(
         .record
         .as_deref()
         .map(|title| RunRecord::new(&module, title));
+    let mut graph = (config.graph && record.is_some()).then(GraphMarks::default);
     // The check hands its tables over while the run hands over dumps.
     let callbacks = RefCell::new(callbacks);
     let mut on_table = |c: &PassCheck| callbacks.borrow_mut().numerics(c);
@@ -238,6 +245,11 @@ pub fn run(
     let mut after = |run: &PassRun, m: &Module| {
         step += 1;
         if let Some(record) = &mut record {
+            // The marks read the module the pass ran on, which the record
+            // replaces.
+            if let Some(graph) = &mut graph {
+                graph.after(run, record.previous(), m);
+            }
             record.after(run, m)?;
         }
         if dumps && run.changed {
@@ -273,6 +285,7 @@ pub fn run(
             runs,
             checks,
             record,
+            graph,
         }),
         Err(error) => Err(Box::new(Failure { error, record })),
     }

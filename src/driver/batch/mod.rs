@@ -313,6 +313,7 @@ impl Job<'_> {
                 ..CheckConfig::default()
             }),
             record: cli.report_html.then(|| file_name.clone()),
+            graph: false,
         };
         let outcome = run::run(module, &config, &mut Quiet);
         let page = format!("{}.html", found.id);

@@ -208,6 +208,12 @@ impl RunRecord {
         &self.made
     }
 
+    /// The module as the last pass that changed it left it: the one the
+    /// next pass runs on (read by `--emit-graph`'s marks).
+    pub fn previous(&self) -> &Module {
+        &self.previous
+    }
+
     /// The passes of the run, in order.
     pub fn pass_names(&self) -> Vec<&'static str> {
         self.passes.iter().map(|p| p.name).collect()
