@@ -233,6 +233,11 @@ pub fn run(
         .check_numerics
         .as_ref()
         .map(|cfg| NumericsCheck::new(&module, cfg, &mut on_table));
+    // The check learns from a dry run what every rewrite will read, so
+    // the module before the passes is evaluated once for all passes.
+    if let Some(check) = &mut numerics {
+        check.foresee(self::pipeline(config)?);
+    }
     let mut step = 0;
     // The dump comes first: a module the check refuses is the one to see.
     let mut after = |run: &PassRun, m: &Module| {
