@@ -272,6 +272,8 @@ pub struct CheckConfig {
     pub memory_budget: Budget,
     /// Local checks only, or the whole module's outputs too.
     pub mode: CheckMode,
+    /// Test only: a rewrite made wrong on purpose ([`crate::driver::fault`]).
+    pub fault: Option<crate::driver::fault::Fault>,
 }
 
 impl Default for CheckConfig {
@@ -285,6 +287,7 @@ impl Default for CheckConfig {
             eval: EvalOptions::default(),
             memory_budget: Budget::available("--memory-limit"),
             mode: CheckMode::Local,
+            fault: None,
         }
     }
 }

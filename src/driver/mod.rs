@@ -4,6 +4,7 @@
 //! knows neither the passes nor the text front.
 
 pub mod check_numerics;
+pub mod fault;
 pub mod eval;
 pub mod graph_json;
 pub mod input;

@@ -191,7 +191,19 @@ pub fn dump_names(config: &RunConfig) -> Result<Vec<String>, RunError> {
 }
 
 fn pipeline(config: &RunConfig) -> Result<Pipeline, RunError> {
-    super::pipeline(config.passes.as_deref(), config.all_computations).map_err(RunError::Pipeline)
+    let p = super::pipeline(config.passes.as_deref(), config.all_computations)
+        .map_err(RunError::Pipeline)?;
+    match config.check_numerics.as_ref().and_then(|c| c.fault) {
+        None => Ok(p),
+        Some(fault) => {
+            let passes = super::check_numerics::make_passes(&p.pass_names())
+                .map_err(|e| RunError::Pipeline(e.to_string()))?;
+            Ok(Pipeline::new(
+                super::fault::wrap(passes, fault),
+                p.options.clone(),
+            ))
+        }
+    }
 }
 
 /// Runs `config` on `module` (verified by the caller, who knows its
