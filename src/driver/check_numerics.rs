@@ -693,6 +693,9 @@ impl CheckState {
             Runs(_) if missing => self.evaluate_original(want, cfg)?,
             _ => {}
         }
+        if let Whole::Cannot(why) = &self.whole {
+            check.by_region = Some(why.clone());
+        }
         for r in &local {
             let real = self.real_values(before, r.input_requests());
             let real_want = self.real_values(before, r.output_requests()).ok();
