@@ -22,8 +22,9 @@ use std::sync::Arc;
 /// step of a region may contribute.
 pub const ULPS_PER_STEP: f64 = 2.0;
 
-/// How much a large-values extreme multiplies the inputs by.
-const LARGE: f64 = 16.0;
+/// The largest magnitude of the large-values extreme (logits this large
+/// make a softmax nearly one-hot).
+const LARGE: f64 = 64.0;
 
 /// One rewrite of a pass: the part of a computation's changed region that
 /// computes one set of outputs.
@@ -50,7 +51,22 @@ pub fn rewrites<'m>(
         let Some(diff) = RegionDiff::new(before, cb, after, ca) else {
             continue;
         };
-        for part in split(diff) {
+        // The outputs a local check can compare (one shape on both
+        // sides) apart from the rest (a changed tuple of residuals):
+        // those are checked where they are, the rest by the whole module.
+        let parts = split(diff).into_iter().flat_map(|part| {
+            let (a, b) = (part.after.computation(), part.before.computation());
+            let (local, other): (Vec<_>, Vec<_>) = part
+                .outputs
+                .iter()
+                .partition(|&&(ao, bo)| a.instr(ao).shape == b.instr(bo).shape);
+            if local.is_empty() || other.is_empty() {
+                vec![part]
+            } else {
+                vec![part_of(&part, local), part_of(&part, other)]
+            }
+        });
+        for part in parts {
             let (a, b) = (part.after.computation(), part.before.computation());
             let named = |id: InstrId, c: &Computation| {
                 reported
@@ -278,7 +294,7 @@ impl LocalCheck {
 }
 
 impl Rewrite<'_> {
-    /// Whether every output pair is one array of one shape on both sides
+    /// Whether every output pair has one shape on both sides
     /// (a rewrite that reshapes the module's outputs, such as one more
     /// entry output, has no local check: the whole module is compared).
     pub fn is_local(&self) -> bool {
@@ -297,11 +313,33 @@ impl Rewrite<'_> {
                 .region
                 .iter()
                 .any(|&id| b.instr(id).opcode == Opcode::Parameter);
+        // A call, fusion, while or conditional in the region runs a whole
+        // computation (one the pass may have changed, checked there): its
+        // rounding is not the region's to bound.
+        let calls = |side: &Side| {
+            let c = side.computation();
+            side.region.iter().any(|&id| {
+                let i = c.instr(id);
+                i.called_computations().next().is_some()
+                    && !matches!(
+                        i.opcode,
+                        Opcode::Reduce
+                            | Opcode::ReduceWindow
+                            | Opcode::Sort
+                            | Opcode::Map
+                            | Opcode::Scatter
+                            | Opcode::SelectAndScatter
+                    )
+            })
+        };
         !reads_a_changed_parameter
-            && self.diff.outputs.iter().all(|&(ao, bo)| {
-            let (sa, sb) = (&a.instr(ao).shape, &b.instr(bo).shape);
-            sa.as_array().is_some() && sa == sb
-        })
+            && !calls(&self.diff.after)
+            && !calls(&self.diff.before)
+            && self
+                .diff
+                .outputs
+                .iter()
+                .all(|&(ao, bo)| a.instr(ao).shape == b.instr(bo).shape)
     }
 
     /// The inputs, in the module before the pass: (computation,
@@ -501,7 +539,10 @@ impl Rewrite<'_> {
         };
         let n = d.outputs.len();
         // Per output: the worst case's diff, with its case.
-        let mut worst: Vec<Option<(Diff, usize, f64)>> = vec![None; n];
+        // Per output leaf (a tuple output, TopK's values and indices,
+        // has several).
+        let mut worst: Vec<Option<(Diff, usize, f64)>> = Vec::new();
+        let mut shapes_of_leaves: Vec<String> = Vec::new();
         let mut tolerance = None;
         let mut summed_scale = None;
         for (case, (label, inputs)) in cases.iter().enumerate() {
@@ -528,7 +569,11 @@ impl Rewrite<'_> {
                 }
                 Err(e) => return Err(e),
             };
-            for (k, (w, g)) in want.iter().zip(&got).take(n).enumerate() {
+            if worst.len() < want.len() {
+                worst.resize(want.len(), None);
+                shapes_of_leaves = want.iter().map(|w| w.shape_text()).collect();
+            }
+            for (k, (w, g)) in want.iter().zip(&got).enumerate() {
                 // At least one step of the output's own type.
                 let rtol = ULPS_PER_STEP * chain_error.max(ulp(w.ty)) * tolerance_scale;
                 let scale = max_finite(w);
@@ -560,7 +605,7 @@ impl Rewrite<'_> {
                     check.failure = Some(failure_detail(
                         label,
                         &self.name,
-                        b.instr(d.outputs[k].1).name.as_ref(),
+                        b.instr(d.outputs[k.min(n - 1)].1).name.as_ref(),
                         w,
                         g,
                         rtol,
@@ -579,13 +624,16 @@ impl Rewrite<'_> {
             .enumerate()
             .filter_map(|(k, w)| {
                 let (diff, case, _) = w?;
-                let (ao, bo) = d.outputs[k];
-                let name = if n == 1 {
+                let leaves = shapes_of_leaves.len();
+                let name = if leaves == 1 {
                     self.name.clone()
-                } else {
+                } else if leaves == n {
+                    let (ao, bo) = d.outputs[k];
                     format!("{}:{}/{}", self.name, a.instr(ao).name, b.instr(bo).name)
+                } else {
+                    format!("{}:{k}", self.name)
                 };
-                let shape = b.instr(bo).shape.to_text(false);
+                let shape = shapes_of_leaves[k].clone();
                 let shape = if case == 0 { shape } else { format!("{shape} [{}]", cases[case].0) };
                 Some(OutputRow { name, shape, diff })
             })
@@ -858,11 +906,11 @@ fn feeds_max(d: &RegionDiff) -> Vec<InstrId> {
     found
 }
 
-/// The extremes made from `base`: every float input times [`LARGE`]; the
-/// inputs `masked` (by position; a softmax's logits) with every fourth
-/// element of each row -inf, and with each row (along the last
-/// dimension) equal to its first element. (Equal rows elsewhere, a
-/// softmax gradient's dL/dy, make outputs that are all rounding noise.)
+/// The extremes made from `base` (a region that reads one array): the
+/// input rescaled to a largest magnitude of [`LARGE`]; when it is `masked` (a softmax's logits), with
+/// every fourth element of each row -inf; with each row (along the last
+/// dimension) equal to its first element (ties: a top-k picks the first
+/// indices).
 fn extremes(base: &[Value], masked: &[usize]) -> Result<Vec<(&'static str, Vec<Value>)>> {
     let map = |f: &dyn Fn(usize, &Array) -> Option<Vec<f64>>| -> Result<Vec<Value>> {
         base.iter()
@@ -883,7 +931,17 @@ fn extremes(base: &[Value], masked: &[usize]) -> Result<Vec<(&'static str, Vec<V
     let row = |a: &Array| a.dims.last().copied().unwrap_or(1).max(1);
     let mut out = vec![(
         "large values",
-        map(&|_, a| Some(a.to_f64_vec().iter().map(|x| x * LARGE).collect()))?,
+        map(&|_, a| {
+            // Rescaled so the largest finite magnitude is LARGE (a
+            // softmax's large logits), whatever the values' own scale.
+            let x = a.to_f64_vec();
+            let m = x
+                .iter()
+                .filter(|v| v.is_finite())
+                .fold(0.0f64, |m, v| m.max(v.abs()));
+            let k = if m > 0.0 { LARGE / m } else { LARGE };
+            Some(x.iter().map(|v| v * k).collect())
+        })?,
     )];
     if !masked.is_empty() {
         out.push((
@@ -900,18 +958,14 @@ fn extremes(base: &[Value], masked: &[usize]) -> Result<Vec<(&'static str, Vec<V
             })?,
         ));
     }
-    if !masked.is_empty() {
-        out.push((
-            "equal rows",
-            map(&|i, a| {
-                masked.contains(&i).then(|| {
-                    let n = row(a);
-                    let x = a.to_f64_vec();
-                    (0..x.len()).map(|j| x[j - j % n]).collect()
-                })
-            })?,
-        ));
-    }
+    out.push((
+        "equal rows",
+        map(&|_, a| {
+            let n = row(a);
+            let x = a.to_f64_vec();
+            Some((0..x.len()).map(|j| x[j - j % n]).collect())
+        })?,
+    ));
     Ok(out)
 }
 
