@@ -988,5 +988,5 @@ pub fn make_passes(names: &[&str]) -> Result<Vec<Box<dyn Pass>>, crate::passes::
 /// What `--check-numerics` prints before the tables: the inputs and the
 /// tolerances.
 pub fn heading(seed: u64) -> String {
-    format!("check-numerics: seeded inputs (seed {seed}); tolerance |got - want| <= rtol * (|want| + max|want|), rtol f32 1e-4, f16 4e-3, bf16 2e-2, f64 1e-9, plus 10x an output's rounding noise where it needs it; integers, pred and indices exact\n")
+    format!("check-numerics: seeded inputs (seed {seed}); each rewrite checked where it happened on the values it read there (and extremes), |got - want| <= rtol * (|want| + max|want|) with rtol 2 ulp per rounding step of the region (docs/interpreter.md); whole outputs (where compared) at rtol f32 1e-4, f16 4e-3, bf16 2e-2, f64 1e-9, within their rounding noise only inconclusive; integers, pred and indices exact\n")
 }
