@@ -4,9 +4,7 @@
 //! unchecked, by name, failing the run unless `accept_unchecked`.
 
 mod common;
-use hlo_opt::driver::check_numerics::{
-    run_checked, CheckConfig, CheckError, CheckMode, PassCheck,
-};
+use hlo_opt::driver::check_numerics::{run_checked, CheckConfig, CheckError, CheckMode, PassCheck};
 use hlo_opt::ir::{AttrValue, Instruction, Module, Opcode};
 use hlo_opt::passes::{self, Pass, PassContext, PassError, PassOptions};
 use hlo_opt::text::parse_module;
@@ -209,7 +207,8 @@ fn a_module_that_runs_whole_is_still_checked_whole() {
     // By default the rewrite is checked where it happened (issue 31);
     // `full` re-evaluates the whole module besides.
     assert!(
-        c.table().contains("changed, 1 rewrite checked where it happened"),
+        c.table()
+            .contains("changed, 1 rewrite checked where it happened"),
         "{}",
         c.table()
     );

@@ -30,7 +30,8 @@ fn run(input: &Path, fault: Option<&str>, out: &Path) -> (bool, String, String) 
     let mut c = Command::new(bin());
     c.arg("--check-numerics").arg(input).arg("-o").arg(out);
     if let Some(f) = fault {
-        c.arg(format!("--inject-fault={f}")).arg("--no-contract-checks");
+        c.arg(format!("--inject-fault={f}"))
+            .arg("--no-contract-checks");
     }
     let o = c.output().unwrap();
     let written = std::fs::read_to_string(out).unwrap_or_default();
@@ -52,7 +53,10 @@ fn faults_caught(input: &Path, dir: &Path) -> Result<Vec<&'static str>, String> 
         return Ok(Vec::new());
     }
     if !ok {
-        return Err(format!("{}: fails without a fault:\n{err}", input.display()));
+        return Err(format!(
+            "{}: fails without a fault:\n{err}",
+            input.display()
+        ));
     }
     let name = input.to_string_lossy();
     // A module that computes in bf16 or f16 (its softmax too, whatever
@@ -111,10 +115,19 @@ fn hlo_files(dir: &str) -> Vec<PathBuf> {
 fn each_fault_is_caught_where_it_happened() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("tests/data/frontend/jax/jax_softmax_lastaxis_f32_fwd.hlo", "softmax-axis"),
-        ("tests/data/frontend/jax/jax_softmax_lastaxis_f32_fwd.hlo", "logit-scale"),
+        (
+            "tests/data/frontend/jax/jax_softmax_lastaxis_f32_fwd.hlo",
+            "softmax-axis",
+        ),
+        (
+            "tests/data/frontend/jax/jax_softmax_lastaxis_f32_fwd.hlo",
+            "logit-scale",
+        ),
         ("tests/data/corpus/nrn_topk_f32.hlo", "index-off-by-one"),
-        ("tests/data/frontend/jax/jax_softmax_lastaxis_f32_train.hlo", "backward-swap"),
+        (
+            "tests/data/frontend/jax/jax_softmax_lastaxis_f32_train.hlo",
+            "backward-swap",
+        ),
     ];
     for (module, fault) in cases {
         let caught = faults_caught(Path::new(module), dir.path()).unwrap();
@@ -130,14 +143,10 @@ fn every_real_module_passes_and_every_fault_is_caught() {
     let mut failures = Vec::new();
     let mut caught = 0;
     let mut modules = hlo_files("tests/data/frontend");
-    modules.extend(
-        hlo_files("tests/data/corpus")
-            .into_iter()
-            .filter(|p| {
-                let n = p.to_string_lossy();
-                !n.contains(".short.") && !n.contains(".from_pb.")
-            }),
-    );
+    modules.extend(hlo_files("tests/data/corpus").into_iter().filter(|p| {
+        let n = p.to_string_lossy();
+        !n.contains(".short.") && !n.contains(".from_pb.")
+    }));
     for m in &modules {
         match faults_caught(m, dir.path()) {
             Ok(c) => caught += c.len(),
@@ -165,6 +174,9 @@ fn gpt48_faults_are_caught() {
     );
     for fault in ["softmax-axis", "logit-scale"] {
         let (ok, err, _) = run(input, Some(fault), &out);
-        assert!(!ok && err.contains("rewrite div.440 (in main.293) is wrong"), "{fault}: {err}");
+        assert!(
+            !ok && err.contains("rewrite div.440 (in main.293) is wrong"),
+            "{fault}: {err}"
+        );
     }
 }

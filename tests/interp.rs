@@ -580,7 +580,13 @@ fn check_numerics_allows_rounding_noise_of_a_cancelling_sum() {
     let (r, _) = run_one(false, CheckMode::Local);
     let e = r.unwrap_err();
     assert!(
-        matches!(&e, CheckError::Local { pass: "plant-centered-sum-wrong", .. }),
+        matches!(
+            &e,
+            CheckError::Local {
+                pass: "plant-centered-sum-wrong",
+                ..
+            }
+        ),
         "{e}"
     );
 }

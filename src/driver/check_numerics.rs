@@ -14,8 +14,8 @@
 
 use crate::interp::array::{largest_array, Array, Value, MAX_ELEMENTS};
 use crate::interp::budget::{estimate, Budget, Need};
-use crate::interp::collective::{evaluate_devices_with, lockstep_topology, random_device_inputs};
 use crate::interp::capture::{prefix_block, Capture, CaptureRequest};
+use crate::interp::collective::{evaluate_devices_with, lockstep_topology, random_device_inputs};
 use crate::interp::compare::{
     check_rtol, compare_with, compare_with_floor, max_abs_diff, perturb_inputs, rtol, Diff,
     OutputRow, NOISE_FACTOR,
@@ -182,10 +182,7 @@ pub enum CheckError {
     Local {
         pass: &'static str,
         rewrite: String,
-        computation: String,
-        output: String,
-        diff: Box<Diff>,
-        detail: String,
+        found: Box<LocalFailure>,
     },
     /// An output moved beyond its tolerance.
     Mismatch {
@@ -198,6 +195,16 @@ pub enum CheckError {
     /// hold what the interpreter does not evaluate), and
     /// [`CheckConfig::accept_unchecked`] is off: (pass, region) each.
     Unchecked(Vec<(&'static str, String)>),
+}
+
+/// What a failing local check found: where, which output, how far off,
+/// and its worst element with the inputs there.
+#[derive(Debug)]
+pub struct LocalFailure {
+    pub computation: String,
+    pub output: String,
+    pub diff: Diff,
+    pub detail: String,
 }
 
 impl fmt::Display for CheckError {
@@ -218,13 +225,11 @@ impl fmt::Display for CheckError {
             CheckError::Local {
                 pass,
                 rewrite,
-                computation,
-                output,
-                diff,
-                detail,
+                found,
             } => write!(
                 f,
-                "check-numerics: pass {pass}: rewrite {rewrite} (in {computation}) is wrong: output {output}: {diff}; {detail}"
+                "check-numerics: pass {pass}: rewrite {rewrite} (in {}) is wrong: output {}: {}; {}",
+                found.computation, found.output, found.diff, found.detail
             ),
             CheckError::Mismatch {
                 pass,
@@ -413,7 +418,7 @@ impl<'a> NumericsCheck<'a> {
         let failed = check
             .rows
             .iter()
-            .find(|r| !r.diff.ok() && !(r.diff.inconclusive() && proven_locally))
+            .find(|r| !(r.diff.ok() || r.diff.inconclusive() && proven_locally))
             .map(|r| CheckError::Mismatch {
                 pass: run.name,
                 output: r.name.clone(),
@@ -590,7 +595,11 @@ impl CheckState {
 
     /// Evaluates the original (again, if a pass needs values it did not
     /// keep), keeping `want` besides what was kept.
-    fn evaluate_original(&mut self, want: CaptureRequest, cfg: &CheckConfig) -> Result<(), CheckError> {
+    fn evaluate_original(
+        &mut self,
+        want: CaptureRequest,
+        cfg: &CheckConfig,
+    ) -> Result<(), CheckError> {
         let before = |error| CheckError::Eval { pass: None, error };
         let mut request = self.requested.clone();
         for (c, m) in want.wanted {
@@ -626,7 +635,10 @@ impl CheckState {
         for (comp, instr, dims) in requests {
             let name = || before.comp(comp).instr(instr).name.to_string();
             let Some(key) = in_original(&self.original, before, comp, instr) else {
-                return Err(format!("input {} is not in the module before the passes", name()));
+                return Err(format!(
+                    "input {} is not in the module before the passes",
+                    name()
+                ));
             };
             let Some(v) = self.kept.get(&key) else {
                 return Err(format!(
@@ -639,7 +651,9 @@ impl CheckState {
             } else {
                 match prefix_block(v, &dims) {
                     Ok(b) => out.push(Arc::new(b)),
-                    Err(_) => return Err(format!("input {} was kept as {}", name(), v.shape_text())),
+                    Err(_) => {
+                        return Err(format!("input {} was kept as {}", name(), v.shape_text()))
+                    }
                 }
             }
         }
@@ -702,7 +716,14 @@ impl CheckState {
             let real = self.real_values(before, r.input_requests());
             let real_want = self.real_values(before, r.output_requests()).ok();
             let c = r
-                .check(real, real_want, cfg.seed, cfg.tolerance_scale, &cfg.eval, &cfg.memory_budget)
+                .check(
+                    real,
+                    real_want,
+                    cfg.seed,
+                    cfg.tolerance_scale,
+                    &cfg.eval,
+                    &cfg.memory_budget,
+                )
                 .map_err(|error| CheckError::Eval {
                     pass: Some(pass),
                     error,
@@ -725,29 +746,33 @@ impl CheckState {
             return Ok(None);
         }
         let why = match &self.whole {
-            Runs(reference) => match check_memory(after, &self.original_need, self.kept_bytes(), cfg)
-                .and_then(|()| outputs(after, &reference.inputs, &cfg.eval))
-            {
-                Ok(got) => {
-                    check.whole = true;
-                    self.compare_whole(check, got, after, before, cfg)?;
-                    return Ok(None);
+            Runs(reference) => {
+                match check_memory(after, &self.original_need, self.kept_bytes(), cfg)
+                    .and_then(|()| outputs(after, &reference.inputs, &cfg.eval))
+                {
+                    Ok(got) => {
+                        check.whole = true;
+                        self.compare_whole(check, got, after, before, cfg)?;
+                        return Ok(None);
+                    }
+                    Err(e) if falls_back(&e) => format!("after this pass, {e}"),
+                    Err(error) => {
+                        return Err(CheckError::Eval {
+                            pass: Some(pass),
+                            error,
+                        })
+                    }
                 }
-                Err(e) if falls_back(&e) => format!("after this pass, {e}"),
-                Err(error) => {
-                    return Err(CheckError::Eval {
-                        pass: Some(pass),
-                        error,
-                    })
-                }
-            },
+            }
             Whole::Cannot(why) => why.clone(),
             Whole::Untried => unreachable!("the reference was just tried"),
         };
         if !not_local {
             // Every change was checked locally; the second signal is not
             // to be had.
-            check.regions.push(format!("outputs not re-evaluated: {why}"));
+            check
+                .regions
+                .push(format!("outputs not re-evaluated: {why}"));
             return Ok(None);
         }
         let regions = check_regions_with(
@@ -880,10 +905,12 @@ fn local_error(
     CheckError::Local {
         pass,
         rewrite: rewrite.to_string(),
-        computation: computation.to_string(),
-        output: format!("{} ({})", row.name, row.shape),
-        diff: Box::new(row.diff),
-        detail,
+        found: Box::new(LocalFailure {
+            computation: computation.to_string(),
+            output: format!("{} ({})", row.name, row.shape),
+            diff: row.diff,
+            detail,
+        }),
     }
 }
 
@@ -898,7 +925,11 @@ struct Reference {
 impl Reference {
     /// Evaluates `module` on its inputs (one device: keeping what
     /// `capture` asks for).
-    fn new(module: &Module, cfg: &CheckConfig, capture: Rc<Capture>) -> Result<Reference, EvalError> {
+    fn new(
+        module: &Module,
+        cfg: &CheckConfig,
+        capture: Rc<Capture>,
+    ) -> Result<Reference, EvalError> {
         let inputs = match (lockstep_topology(module)?, &cfg.inputs) {
             (None, Some(v)) => vec![v.clone()],
             (None, None) => vec![crate::interp::random::random_inputs(module, cfg.seed)?],

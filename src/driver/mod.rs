@@ -4,8 +4,8 @@
 //! knows neither the passes nor the text front.
 
 pub mod check_numerics;
-pub mod fault;
 pub mod eval;
+pub mod fault;
 pub mod graph_json;
 pub mod input;
 pub mod report_html;

@@ -34,7 +34,9 @@ impl CaptureRequest {
     }
 
     pub fn contains(&self, comp: CompId, instr: InstrId) -> bool {
-        self.wanted.get(&comp).is_some_and(|m| m.contains_key(&instr))
+        self.wanted
+            .get(&comp)
+            .is_some_and(|m| m.contains_key(&instr))
     }
 
     /// The bytes the kept values hold (at the interpreter's storage width).

@@ -62,7 +62,10 @@ impl Diff {
     /// whole-module comparison cannot tell a rewrite from the model's
     /// sensitivity there (neither ok nor proven wrong).
     pub fn inconclusive(&self) -> bool {
-        !self.ok() && self.shape_mismatch.is_none() && self.noise_floor > 0.0 && self.beyond_noise == 0
+        !self.ok()
+            && self.shape_mismatch.is_none()
+            && self.noise_floor > 0.0
+            && self.beyond_noise == 0
     }
 
     /// The tightest bound an output within tolerance met; `None` when
@@ -183,9 +186,9 @@ pub fn compare_with_floor(got: &Array, want: &Array, tol: f64, floor: f64) -> Di
     d
 }
 
-/// Compares `got` with `want` elementwise: `|got - want| <= tol * (|want|
-/// + scale)`, where `scale` is the larger of `max|want|` (finite) and
-/// `min_scale` (a local check's magnitudes). `judge_nonfinite`: an element
+/// Compares `got` with `want` elementwise: `|got - want| <= tol *
+/// (|want| + scale)`, where `scale` is the larger of `max|want|` (finite)
+/// and `min_scale` (a local check's magnitudes). `judge_nonfinite`: an element
 /// whose `want` is NaN or infinite must be met exactly; otherwise such an
 /// element is not judged (an extreme input that overflowed the native form,
 /// which a rewrite may compute better).

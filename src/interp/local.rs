@@ -12,7 +12,9 @@ use super::array::{Array, Value};
 use super::budget::{estimate, Budget};
 use super::compare::{compare_scaled, Diff, OutputRow};
 use super::convert::from_f64_vec;
-use super::region::{region_of, region_module, side_error, DimClasses, Diff as RegionDiff, Side, Which};
+use super::region::{
+    region_module, region_of, side_error, Diff as RegionDiff, DimClasses, Side, Which,
+};
 use super::{evaluate_with, random::random_inputs, ErrorKind, EvalOptions, Result};
 use crate::ir::{CompId, Computation, InstrId, Module, Opcode, PrimitiveType, Shape};
 use crate::util::{FxMap, FxSet};
@@ -190,13 +192,21 @@ fn part_of<'m>(diff: &RegionDiff<'m>, outputs: Vec<(InstrId, InstrId)>) -> Regio
     let after_region = region_of(
         a,
         outputs.iter().map(|o| o.0),
-        |id| (!in_after.contains(&id)).then(|| by_after.get(&id).copied()).flatten(),
+        |id| {
+            (!in_after.contains(&id))
+                .then(|| by_after.get(&id).copied())
+                .flatten()
+        },
         &mut add,
     );
     let before_region = region_of(
         b,
         outputs.iter().map(|o| o.1),
-        |id| (!in_before.contains(&id)).then(|| by_before.get(&id).copied()).flatten(),
+        |id| {
+            (!in_before.contains(&id))
+                .then(|| by_before.get(&id).copied())
+                .flatten()
+        },
         &mut add,
     );
     RegionDiff {
@@ -298,7 +308,10 @@ impl Rewrite<'_> {
     /// (a rewrite that reshapes the module's outputs, such as one more
     /// entry output, has no local check: the whole module is compared).
     pub fn is_local(&self) -> bool {
-        let (a, b) = (self.diff.after.computation(), self.diff.before.computation());
+        let (a, b) = (
+            self.diff.after.computation(),
+            self.diff.before.computation(),
+        );
         // A changed parameter (a while body whose carried tuple the pass
         // changed) has no value to evaluate it on.
         let reads_a_changed_parameter = self
@@ -445,7 +458,10 @@ impl Rewrite<'_> {
             },
         )?;
         let (base, mut real_want) = match real {
-            Ok(v) => (v.into_iter().map(Value::Array).collect::<Vec<_>>(), real_want),
+            Ok(v) => (
+                v.into_iter().map(Value::Array).collect::<Vec<_>>(),
+                real_want,
+            ),
             Err(why) => {
                 check.inputs = Inputs::Seeded(why);
                 (random_inputs(&before_module, seed)?, None)
@@ -609,7 +625,10 @@ impl Rewrite<'_> {
                         w,
                         g,
                         rtol,
-                        &before_inputs.iter().map(|&id| b.instr(id).name.to_string()).collect::<Vec<_>>(),
+                        &before_inputs
+                            .iter()
+                            .map(|&id| b.instr(id).name.to_string())
+                            .collect::<Vec<_>>(),
                         inputs,
                     ));
                 }
@@ -634,7 +653,11 @@ impl Rewrite<'_> {
                     format!("{}:{k}", self.name)
                 };
                 let shape = shapes_of_leaves[k].clone();
-                let shape = if case == 0 { shape } else { format!("{shape} [{}]", cases[case].0) };
+                let shape = if case == 0 {
+                    shape
+                } else {
+                    format!("{shape} [{}]", cases[case].0)
+                };
                 Some(OutputRow { name, shape, diff })
             })
             .collect();
@@ -700,7 +723,11 @@ fn abs_value(v: &Value) -> Result<Value> {
     match v {
         Value::Array(a) if a.ty.is_float() => {
             let x: Vec<f64> = a.to_f64_vec().iter().map(|x| x.abs()).collect();
-            Ok(Value::array(Array::new(a.ty, a.dims.clone(), from_f64_vec(a.ty, &x)?)?))
+            Ok(Value::array(Array::new(
+                a.ty,
+                a.dims.clone(),
+                from_f64_vec(a.ty, &x)?,
+            )?))
         }
         _ => Ok(v.clone()),
     }
@@ -790,7 +817,10 @@ fn steps(d: &RegionDiff) -> (u32, f64) {
                 .map(|o| depth.get(o).copied().unwrap_or((0, 0.0)))
                 .fold((0, 0.0f64), |(s, e), (s2, e2)| (s.max(s2), e.max(e2)));
             let w = step_weight(side.module, comp, id);
-            let here = (from + w, from_error + f64::from(w) * ulp(instr.shape.element_type()));
+            let here = (
+                from + w,
+                from_error + f64::from(w) * ulp(instr.shape.element_type()),
+            );
             most = most.max(here.0);
             most_error = most_error.max(here.1);
             depth.insert(id, here);
@@ -1011,7 +1041,8 @@ fn failure_detail(
     }
     let i = worst.0;
     let index = unflatten(i, &want.dims);
-    let mut text = format!(
+    let mut text =
+        format!(
         "rewrite {rewrite} ({case}): worst element {output}[{}]: got {}, want {} (allowed {:.3e})",
         index.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","),
         g[i],
@@ -1037,7 +1068,14 @@ fn failure_detail(
                     .zip(super::array::strides(&a.dims))
                     .map(|(x, s)| x * s)
                     .sum::<usize>();
-                format!("{name}[{}]={}", at.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(","), a.to_f64_vec()[flat])
+                format!(
+                    "{name}[{}]={}",
+                    at.iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    a.to_f64_vec()[flat]
+                )
             }
             Value::Array(a) => {
                 let x = a.to_f64_vec();

@@ -361,7 +361,9 @@ pub(crate) fn same_signature(a: &Instruction, b: &Instruction) -> bool {
         (Payload::Parameter(x), Payload::Parameter(y)) => x == y,
         // NaN elements are not equal to themselves: the same literal
         // prints the same.
-        (Payload::Constant(x), Payload::Constant(y)) => x == y || format!("{x:?}") == format!("{y:?}"),
+        (Payload::Constant(x), Payload::Constant(y)) => {
+            x == y || format!("{x:?}") == format!("{y:?}")
+        }
         _ => false,
     };
     a.opcode == b.opcode
