@@ -2,7 +2,7 @@
 //! The binary (`src/main.rs`) and the Python package's `hlo-opt` console
 //! script both call [`main`].
 
-use crate::driver::check_numerics::{self, CheckConfig, PassCheck};
+use crate::driver::check_numerics::{self, CheckConfig, CheckMode, PassCheck};
 use crate::driver::run::{self, DumpFiles, RunConfig, RunError};
 use crate::interp::budget::Budget;
 use crate::ir::verify::verify;
@@ -68,11 +68,22 @@ struct Cli {
     no_contract_checks: bool,
 
     /// Prove the rewrites numerically: evaluate the module (reference
-    /// interpreter, seeded inputs) before the passes and after every pass
-    /// that changed it, print a table per pass (stderr), and fail naming
-    /// the pass and the output when one moves beyond its tolerance.
-    #[arg(long)]
-    check_numerics: bool,
+    /// interpreter, seeded inputs) once before the passes, then check each
+    /// rewrite where it happened, on the values it read there and on
+    /// extremes; print a table per pass (stderr), and fail naming the
+    /// rewrite, its worst element and its inputs when one is beyond its
+    /// tolerance. `=full` also re-evaluates the whole module after every
+    /// pass that changed it and compares its outputs.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "local", value_parser = ["local", "full"])]
+    check_numerics: Option<String>,
+
+    /// Test only: make one rewrite of the passes wrong in a small way
+    /// (softmax-axis, logit-scale, index-off-by-one, backward-swap), to
+    /// show that --check-numerics catches it.
+    #[arg(long, value_name = "FAULT", hide = true, requires = "check_numerics",
+          value_parser = ["softmax-axis", "logit-scale", "index-off-by-one", "backward-swap"])]
+    inject_fault: Option<String>,
 
     /// Seed of --check-numerics' inputs.
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -255,7 +266,12 @@ fn run(cli: &Cli) -> Result<(), String> {
         passes: cli.passes.clone(),
         all_computations: cli.all_computations,
         no_contract_checks: cli.no_contract_checks,
-        check_numerics: cli.check_numerics.then(|| CheckConfig {
+        check_numerics: cli.check_numerics.as_deref().map(|mode| CheckConfig {
+            mode: CheckMode::from_name(mode).unwrap_or_default(),
+            fault: cli
+                .inject_fault
+                .as_deref()
+                .and_then(crate::driver::fault::Fault::from_name),
             seed: cli.check_seed,
             accept_unchecked: cli.accept_unchecked,
             memory_budget: match cli.memory_limit {
@@ -281,7 +297,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.report_html.is_some() || cli.emit_graph.is_some() {
         config.record = Some(file_name.clone());
     }
-    if cli.check_numerics {
+    if cli.check_numerics.is_some() {
         diag::diag(&check_numerics::heading(cli.check_seed));
     }
     // Every output is staged beside its destination and renamed into

@@ -4,7 +4,7 @@
 //! unchecked, by name, failing the run unless `accept_unchecked`.
 
 mod common;
-use hlo_opt::driver::check_numerics::{run_checked, CheckConfig, CheckError, PassCheck};
+use hlo_opt::driver::check_numerics::{run_checked, CheckConfig, CheckError, CheckMode, PassCheck};
 use hlo_opt::ir::{AttrValue, Instruction, Module, Opcode};
 use hlo_opt::passes::{self, Pass, PassContext, PassError, PassOptions};
 use hlo_opt::text::parse_module;
@@ -119,9 +119,11 @@ fn a_wrong_rewrite_is_caught_region_by_region() {
         vec![Box::new(NegateFirstOutput)],
         &CheckConfig::default(),
     );
+    // Caught where it happened (issue 31): the planted negation is the
+    // rewrite, checked on seeded inputs as the whole module cannot run.
     match r {
-        Err(CheckError::Mismatch { pass, .. }) => assert_eq!(pass, "plant-negate-output"),
-        other => panic!("expected a mismatch, got {other:?}"),
+        Err(CheckError::Local { pass, .. }) => assert_eq!(pass, "plant-negate-output"),
+        other => panic!("expected a wrong rewrite, got {other:?}"),
     }
 }
 
@@ -202,7 +204,30 @@ fn a_module_that_runs_whole_is_still_checked_whole() {
         .find(|c| c.pass == "native-to-custom-softmax")
         .unwrap();
     assert!(c.by_region.is_none());
-    assert!(c.table().contains("changed, outputs re-evaluated"));
+    // By default the rewrite is checked where it happened (issue 31);
+    // `full` re-evaluates the whole module besides.
+    assert!(
+        c.table()
+            .contains("changed, 1 rewrite checked where it happened"),
+        "{}",
+        c.table()
+    );
+    let full = CheckConfig {
+        mode: CheckMode::Full,
+        ..CheckConfig::default()
+    };
+    let (r, tables) = checked(&softmax_and(plain), default_passes(), &full);
+    r.unwrap();
+    let c = tables
+        .iter()
+        .find(|c| c.pass == "native-to-custom-softmax")
+        .unwrap();
+    assert!(
+        c.table()
+            .contains("changed, 1 rewrite checked where it happened, outputs re-evaluated"),
+        "{}",
+        c.table()
+    );
 }
 
 #[test]

@@ -165,12 +165,15 @@ def run(
     check_seed: int = 0,
     accept_unchecked: bool = False,
     memory_limit: Union[None, int, str] = None,
+    check_mode: str = "local",
 ) -> Tuple[Module, Report]:
     """One run of the passes, as the command runs it (docs/python.md has
     each option's flag): Neuron's contract checks, the passes (default:
     the default pipeline) on a copy of ``module``, each pass's module
     dumped into ``dump_dir`` when given, and with ``check_numerics`` every
-    rewrite proved by the interpreter (the tables in ``report.checks``).
+    rewrite proved by the interpreter (the tables in ``report.checks``):
+    each where it happened, and with ``check_mode="full"`` the whole
+    module's outputs after every pass too (``--check-numerics=full``).
     Returns the new module and the report."""
     out, reports, checks, drawings = _hlo_opt.run(
         module,
@@ -182,6 +185,7 @@ def run(
         check_seed,
         accept_unchecked,
         memory_limit,
+        check_mode,
     )
     return out, Report(reports, checks, drawings)
 
@@ -193,6 +197,7 @@ def check_numerics(
     all_computations: bool = False,
     accept_unchecked: bool = False,
     memory_limit: Union[None, int, str] = None,
+    mode: str = "local",
 ) -> List[PassCheckInfo]:
     """Runs passes under the reference interpreter, checking every pass that
     changed the module against the module before the passes on seeded
@@ -208,6 +213,7 @@ def check_numerics(
         check_seed=seed,
         accept_unchecked=accept_unchecked,
         memory_limit=memory_limit,
+        check_mode=mode,
     )
     return report.checks
 

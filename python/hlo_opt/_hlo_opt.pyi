@@ -91,6 +91,7 @@ def run(
     check_seed: int = 0,
     accept_unchecked: bool = False,
     memory_limit: Union[None, int, str] = None,
+    check_mode: Optional[str] = None,
 ) -> Tuple[Module, List[PassReport], List[PassCheckInfo], RunDrawings]: ...
 def evaluate_raw(
     module: Module,

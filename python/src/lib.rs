@@ -463,7 +463,8 @@ struct OutputCheck {
     tolerance: f64,
     ok: bool,
     /// The tightest bound that held (`None` when not ok):
-    /// "rtol*max|want|", "rtol*(|want|+max|want|)" or "rounding noise".
+    /// "rtol*max|want|" or "rtol*(|want|+max|want|)"; "rounding noise"
+    /// for a row not ok but within its rounding noise (inconclusive).
     bound: Option<String>,
     /// The rounding-noise allowance added to every element (0 if none).
     noise_floor: f64,
@@ -532,6 +533,8 @@ impl OutputCheck {
     fn row(&self, w: usize) -> String {
         let verdict = match self.bound.as_deref().and_then(ToleranceBound::from_name) {
             Some(bound) if self.ok => bound.verdict(self.noise_floor),
+            // Past its tolerance, within its rounding noise (issue 31).
+            Some(bound @ ToleranceBound::RoundingNoise) => bound.verdict(self.noise_floor),
             _ if self.ok => "ok".to_string(),
             _ => "FAIL".to_string(),
         };
@@ -739,7 +742,7 @@ type RunResult = (HloModule, Vec<PassReport>, Vec<PassCheckInfo>, RunDrawings);
 /// it: contract checks, the passes, per-pass dumps into `dump_dir`, the
 /// numeric check when asked, and the record of the page and the graph.
 #[pyfunction]
-#[pyo3(signature = (module, passes = None, all_computations = false, contract_checks = true, check_numerics = false, dump_dir = None, check_seed = 0, accept_unchecked = false, memory_limit = None))]
+#[pyo3(signature = (module, passes = None, all_computations = false, contract_checks = true, check_numerics = false, dump_dir = None, check_seed = 0, accept_unchecked = false, memory_limit = None, check_mode = None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -752,10 +755,21 @@ fn run(
     check_seed: u64,
     accept_unchecked: bool,
     memory_limit: Option<MemoryLimit>,
+    check_mode: Option<String>,
 ) -> PyResult<RunResult> {
     let module_ref = module;
     let module = module_ref.get();
     let list = pass_list(passes)?;
+    // "local" (each rewrite where it happened) or "full" (the whole
+    // module's outputs too), as `--check-numerics[=full]`.
+    let mode = match check_mode.as_deref() {
+        None => hlo_opt::driver::check_numerics::CheckMode::default(),
+        Some(m) => hlo_opt::driver::check_numerics::CheckMode::from_name(m).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "check_mode {m:?}: expected \"local\" or \"full\""
+            ))
+        })?,
+    };
     pipeline(py, list.as_deref(), all_computations)?;
     let interrupts = Interrupts::new();
     let config = RunConfig {
@@ -768,6 +782,7 @@ fn run(
                 accept_unchecked,
                 eval: interrupts.eval_options(),
                 memory_budget: memory_budget(py, memory_limit)?,
+                mode,
                 ..CheckConfig::default()
             })
         } else {

@@ -6,6 +6,7 @@
 pub mod batch;
 pub mod check_numerics;
 pub mod eval;
+pub mod fault;
 pub mod graph_json;
 pub mod input;
 pub mod report_html;

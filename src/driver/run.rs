@@ -197,7 +197,19 @@ pub fn dump_names(config: &RunConfig) -> Result<Vec<String>, RunError> {
 }
 
 fn pipeline(config: &RunConfig) -> Result<Pipeline, RunError> {
-    super::pipeline(config.passes.as_deref(), config.all_computations).map_err(RunError::Pipeline)
+    let p = super::pipeline(config.passes.as_deref(), config.all_computations)
+        .map_err(RunError::Pipeline)?;
+    match config.check_numerics.as_ref().and_then(|c| c.fault) {
+        None => Ok(p),
+        Some(fault) => {
+            let passes = super::check_numerics::make_passes(&p.pass_names())
+                .map_err(|e| RunError::Pipeline(e.to_string()))?;
+            Ok(Pipeline::new(
+                super::fault::wrap(passes, fault),
+                p.options.clone(),
+            ))
+        }
+    }
 }
 
 /// Runs `config` on `module` (verified by the caller, who knows its
@@ -240,6 +252,11 @@ pub fn run(
         .check_numerics
         .as_ref()
         .map(|cfg| NumericsCheck::new(&module, cfg, &mut on_table));
+    // The check learns from a dry run what every rewrite will read, so
+    // the module before the passes is evaluated once for all passes.
+    if let Some(check) = &mut numerics {
+        check.foresee(self::pipeline(config)?);
+    }
     let mut step = 0;
     // The dump comes first: a module the check refuses is the one to see.
     let mut after = |run: &PassRun, m: &Module| {

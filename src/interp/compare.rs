@@ -44,9 +44,13 @@ pub struct Diff {
     pub first_bad: Option<(usize, f64, f64)>,
     /// Shapes or types differ (nothing else is compared).
     pub shape_mismatch: Option<String>,
-    /// An absolute allowance added to every element's tolerance: the
-    /// output's rounding noise (see [`run_checked`]); 0 when not measured.
+    /// The output's measured rounding noise (`--check-numerics=full`,
+    /// an output past its tolerance); 0 when not measured. It never makes
+    /// an output ok: an output past its tolerance but within this much of
+    /// it is [`Diff::inconclusive`].
     pub noise_floor: f64,
+    /// Elements outside the tolerance even with `noise_floor` added.
+    pub beyond_noise: usize,
 }
 
 impl Diff {
@@ -54,17 +58,29 @@ impl Diff {
         self.bad == 0 && self.shape_mismatch.is_none()
     }
 
+    /// Past its tolerance, but within its measured rounding noise: the
+    /// whole-module comparison cannot tell a rewrite from the model's
+    /// sensitivity there (neither ok nor proven wrong).
+    pub fn inconclusive(&self) -> bool {
+        !self.ok()
+            && self.shape_mismatch.is_none()
+            && self.noise_floor > 0.0
+            && self.beyond_noise == 0
+    }
+
     /// The tightest bound an output within tolerance met; `None` when
-    /// it is not within tolerance.
+    /// it is not within tolerance, but [`Bound::RoundingNoise`] when it is
+    /// [`Diff::inconclusive`].
     pub fn bound(&self) -> Option<Bound> {
+        if self.inconclusive() {
+            return Some(Bound::RoundingNoise);
+        }
         if !self.ok() {
             return None;
         }
         // An all-zero reference leaves max_rel at 0 whatever the error.
         let all_zero_want = self.max_abs > 0.0 && self.max_rel == 0.0;
-        Some(if self.noise_floor > 0.0 {
-            Bound::RoundingNoise
-        } else if self.max_rel <= self.tolerance && !all_zero_want {
+        Some(if self.max_rel <= self.tolerance && !all_zero_want {
             Bound::OfMaximum
         } else {
             Bound::Elementwise
@@ -81,7 +97,8 @@ pub enum Bound {
     /// Only within `rtol * (|want| + max|want|)`: the larger elements
     /// used their own size too.
     Elementwise,
-    /// Only with the output's rounding-noise allowance added.
+    /// Past `rtol`, only within the output's measured rounding noise: not
+    /// ok, inconclusive (the whole-module comparison only).
     RoundingNoise,
 }
 
@@ -107,7 +124,9 @@ impl Bound {
         match self {
             Bound::OfMaximum => "ok".to_string(),
             Bound::Elementwise => format!("ok (each err <= {})", self.name()),
-            Bound::RoundingNoise => format!("ok (with rounding noise {noise_floor:.1e})"),
+            Bound::RoundingNoise => {
+                format!("inconclusive (within rounding noise {noise_floor:.1e})")
+            }
         }
     }
 }
@@ -156,8 +175,41 @@ pub fn compare_with(got: &Array, want: &Array, tol: f64) -> Diff {
     compare_with_floor(got, want, tol, 0.0)
 }
 
-/// [`compare_with`], allowing every float element `floor` more.
+/// [`compare_with`], and how many elements are out even with `floor`
+/// more each ([`Diff::beyond_noise`]; the floor never makes one ok).
 pub fn compare_with_floor(got: &Array, want: &Array, tol: f64, floor: f64) -> Diff {
+    let mut d = compare_inner(got, want, tol, 0.0, 0.0, true);
+    if floor > 0.0 && !d.ok() {
+        d.noise_floor = floor;
+        d.beyond_noise = compare_inner(got, want, tol, 0.0, floor, true).bad;
+    }
+    d
+}
+
+/// Compares `got` with `want` elementwise: `|got - want| <= tol *
+/// (|want| + scale)`, where `scale` is the larger of `max|want|` (finite)
+/// and `min_scale` (a local check's magnitudes). `judge_nonfinite`: an element
+/// whose `want` is NaN or infinite must be met exactly; otherwise such an
+/// element is not judged (an extreme input that overflowed the native form,
+/// which a rewrite may compute better).
+pub fn compare_scaled(
+    got: &Array,
+    want: &Array,
+    tol: f64,
+    min_scale: f64,
+    judge_nonfinite: bool,
+) -> Diff {
+    compare_inner(got, want, tol, min_scale, 0.0, judge_nonfinite)
+}
+
+fn compare_inner(
+    got: &Array,
+    want: &Array,
+    tol: f64,
+    min_scale: f64,
+    floor: f64,
+    judge_nonfinite: bool,
+) -> Diff {
     let mut d = Diff {
         max_abs: 0.0,
         max_rel: 0.0,
@@ -165,7 +217,8 @@ pub fn compare_with_floor(got: &Array, want: &Array, tol: f64, floor: f64) -> Di
         bad: 0,
         first_bad: None,
         shape_mismatch: None,
-        noise_floor: floor,
+        noise_floor: 0.0,
+        beyond_noise: 0,
     };
     if got.ty != want.ty || got.dims != want.dims {
         d.shape_mismatch = Some(format!(
@@ -176,7 +229,7 @@ pub fn compare_with_floor(got: &Array, want: &Array, tol: f64, floor: f64) -> Di
         return d;
     }
     if want.ty.is_complex() {
-        return compare_complex(got, want, d);
+        return compare_complex(got, want, d, floor);
     }
     let exact = !want.ty.is_float();
     if exact {
@@ -204,9 +257,12 @@ pub fn compare_with_floor(got: &Array, want: &Array, tol: f64, floor: f64) -> Di
     let maxw = w
         .iter()
         .filter(|x| x.is_finite())
-        .fold(0.0f64, |m, x| m.max(x.abs()));
+        .fold(0.0f64, |m, x| m.max(x.abs()))
+        .max(min_scale);
     for (i, (&a, &b)) in g.iter().zip(&w).enumerate() {
-        let ok = if b.is_nan() || a.is_nan() {
+        let ok = if !judge_nonfinite && !b.is_finite() {
+            true
+        } else if b.is_nan() || a.is_nan() {
             a.is_nan() && b.is_nan()
         } else if b.is_infinite() || a.is_infinite() {
             a == b
@@ -230,7 +286,7 @@ pub fn compare_with_floor(got: &Array, want: &Array, tol: f64, floor: f64) -> Di
 
 /// Complex outputs: both parts of every element compared as floats, with
 /// `max|want|` the largest finite part; the flat index is the element's.
-fn compare_complex(got: &Array, want: &Array, mut d: Diff) -> Diff {
+fn compare_complex(got: &Array, want: &Array, mut d: Diff, floor: f64) -> Diff {
     let parts = |a: &Array| -> Vec<f64> {
         super::complex::to_c128(&a.data)
             .iter()
@@ -254,7 +310,7 @@ fn compare_complex(got: &Array, want: &Array, mut d: Diff) -> Diff {
             if maxw > 0.0 {
                 d.max_rel = d.max_rel.max(e / maxw);
             }
-            e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + d.noise_floor
+            e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + floor
         };
         if !ok && last_bad != Some(i / 2) {
             last_bad = Some(i / 2);

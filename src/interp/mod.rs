@@ -26,6 +26,7 @@ pub mod attrs;
 pub mod batchnorm;
 pub mod budget;
 pub mod cancel;
+pub mod capture;
 pub mod collective;
 pub mod compare;
 pub mod complex;
@@ -37,6 +38,7 @@ pub mod dot;
 pub mod elementwise;
 pub mod fft;
 pub mod linalg;
+pub mod local;
 pub mod npy;
 pub mod random;
 pub mod reduce;
@@ -264,6 +266,8 @@ pub struct Interpreter<'m> {
     depth: std::cell::Cell<usize>,
     /// Work done since the cancel hook was last asked ([`cancel`]).
     work_since_poll: std::cell::Cell<u64>,
+    /// Values to keep while evaluating (`--check-numerics`' region inputs).
+    capture: Option<Rc<capture::Capture>>,
 }
 
 /// What a reducer/scatter/sort computation does, when it is one op.
@@ -319,7 +323,14 @@ impl<'m> Interpreter<'m> {
             lockstep: false,
             depth: std::cell::Cell::new(0),
             work_since_poll: std::cell::Cell::new(0),
+            capture: None,
         }
+    }
+
+    /// Keeps the values `capture` asks for while evaluating.
+    pub fn with_capture(mut self, capture: Rc<capture::Capture>) -> Interpreter<'m> {
+        self.capture = Some(capture);
+        self
     }
 
     pub fn with_options(module: &'m Module, options: EvalOptions) -> Interpreter<'m> {
@@ -449,6 +460,7 @@ impl<'m> Interpreter<'m> {
     fn call_inner(&self, cid: CompId, args: &[Value]) -> Result<Value> {
         let plan = self.plan(cid)?;
         let comp = self.module.comp(cid);
+        let capture = self.capture.as_deref().filter(|c| c.begin(cid));
         let mut vals: Vec<Option<Value>> = vec![None; plan.slots];
         let mut remaining = plan.uses.clone();
         for &id in &plan.order {
@@ -478,6 +490,9 @@ impl<'m> Interpreter<'m> {
                     instr.shape.to_text(false)
                 ))
                 .locate(comp, instr));
+            }
+            if let Some(c) = capture {
+                c.offer(cid, id, &v).map_err(|e| e.locate(comp, instr))?;
             }
             vals[id.index()] = Some(v);
             for &op in instr.operands() {

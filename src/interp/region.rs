@@ -111,31 +111,36 @@ pub fn check_regions_with(
 }
 
 /// One side (before or after) of a changed computation.
-struct Side<'m> {
-    module: &'m Module,
-    comp: CompId,
+pub(super) struct Side<'m> {
+    pub(super) module: &'m Module,
+    pub(super) comp: CompId,
     /// The region, operands first.
-    region: Vec<InstrId>,
+    pub(super) region: Vec<InstrId>,
 }
 
 impl Side<'_> {
-    fn computation(&self) -> &Computation {
+    pub(super) fn computation(&self) -> &Computation {
         self.module.comp(self.comp)
     }
 }
 
-struct Diff<'m> {
-    before: Side<'m>,
-    after: Side<'m>,
+pub(super) struct Diff<'m> {
+    pub(super) before: Side<'m>,
+    pub(super) after: Side<'m>,
     /// Unchanged instructions the regions read: (after id, before id).
-    inputs: Vec<(InstrId, InstrId)>,
+    pub(super) inputs: Vec<(InstrId, InstrId)>,
     /// Values compared: (after id, before id).
-    outputs: Vec<(InstrId, InstrId)>,
+    pub(super) outputs: Vec<(InstrId, InstrId)>,
 }
 
 impl<'m> Diff<'m> {
     /// `None` when the pass left the computation as it was.
-    fn new(before: &'m Module, cb: CompId, after: &'m Module, ca: CompId) -> Option<Diff<'m>> {
+    pub(super) fn new(
+        before: &'m Module,
+        cb: CompId,
+        after: &'m Module,
+        ca: CompId,
+    ) -> Option<Diff<'m>> {
         let (b, a) = (before.comp(cb), after.comp(ca));
         let b_by_name: FxMap<&str, InstrId> =
             b.instructions().map(|(id, i)| (&*i.name, id)).collect();
@@ -177,16 +182,28 @@ impl<'m> Diff<'m> {
                 inputs.push(pair);
             }
         };
+        // A small constant (or a broadcast of one) is computed inside the
+        // region, not given: a seeded value in its place (a max's -inf
+        // start) would make the two sides differ where the program never
+        // does.
         let after_region = region_of(
             a,
             outputs.iter().map(|o| o.0),
-            |id| same.get(&id).map(|&bid| (id, bid)),
+            |id| {
+                (!constant_expression(a, id))
+                    .then(|| same.get(&id).map(|&bid| (id, bid)))
+                    .flatten()
+            },
             &mut add_input,
         );
         let before_region = region_of(
             b,
             outputs.iter().map(|o| o.1),
-            |id| same_back.get(&id).map(|&aid| (aid, id)),
+            |id| {
+                (!constant_expression(b, id))
+                    .then(|| same_back.get(&id).map(|&aid| (aid, id)))
+                    .flatten()
+            },
             &mut add_input,
         );
         Some(Diff {
@@ -310,7 +327,7 @@ impl<'m> Diff<'m> {
 }
 
 /// Says which side of the pass a region failed on.
-fn side_error(mut e: super::EvalError, side: &str) -> super::EvalError {
+pub(super) fn side_error(mut e: super::EvalError, side: &str) -> super::EvalError {
     e.message = format!("{} (the region {side})", e.message);
     e
 }
@@ -318,7 +335,7 @@ fn side_error(mut e: super::EvalError, side: &str) -> super::EvalError {
 /// The changed instructions `outputs` depend on, operands first; reports
 /// each unchanged instruction it reaches (`unchanged` gives its input pair)
 /// to `add_input`.
-fn region_of(
+pub(super) fn region_of(
     comp: &Computation,
     outputs: impl Iterator<Item = InstrId>,
     unchanged: impl Fn(InstrId) -> Option<(InstrId, InstrId)>,
@@ -349,12 +366,34 @@ fn region_of(
         .collect()
 }
 
+/// Whether `id` is a small constant, or a broadcast, reshape or convert
+/// of one: a value no input changes.
+pub(super) fn constant_expression(comp: &Computation, id: InstrId) -> bool {
+    const SMALL: i64 = 16;
+    let instr = comp.instr(id);
+    match instr.opcode {
+        Opcode::Constant => instr
+            .shape
+            .as_array()
+            .is_some_and(|s| s.element_count() <= SMALL),
+        Opcode::Broadcast | Opcode::Reshape | Opcode::Convert => instr
+            .operands()
+            .first()
+            .is_some_and(|&o| constant_expression(comp, o)),
+        _ => false,
+    }
+}
+
 /// Same name aside, does `a` compute what `b` does from the same operands?
-fn same_signature(a: &Instruction, b: &Instruction) -> bool {
+pub(crate) fn same_signature(a: &Instruction, b: &Instruction) -> bool {
     let payload = match (&a.payload, &b.payload) {
         (Payload::None, Payload::None) => true,
         (Payload::Parameter(x), Payload::Parameter(y)) => x == y,
-        (Payload::Constant(x), Payload::Constant(y)) => x == y,
+        // NaN elements are not equal to themselves: the same literal
+        // prints the same.
+        (Payload::Constant(x), Payload::Constant(y)) => {
+            x == y || format!("{x:?}") == format!("{y:?}")
+        }
         _ => false,
     };
     a.opcode == b.opcode
@@ -368,7 +407,7 @@ fn same_signature(a: &Instruction, b: &Instruction) -> bool {
 /// A small module: the side's computation cut down to its region, with a
 /// parameter per input and a tuple of the outputs as root. The rest of the
 /// module is kept for the computations the region calls.
-fn region_module(
+pub(super) fn region_module(
     side: &Side,
     inputs: &[InstrId],
     outputs: &[InstrId],
@@ -411,39 +450,47 @@ fn region_module(
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Which {
+pub(super) enum Which {
     Before,
     After,
 }
 
 /// Which dimensions of the two regions can shrink together: a union-find
 /// over dimension classes.
-struct DimClasses {
+pub(super) struct DimClasses {
     parent: Vec<usize>,
     size: Vec<i64>,
     pinned: Vec<bool>,
     of: FxMap<(Which, InstrId), Vec<usize>>,
+    /// The dimensions of each value `of` has classes for.
+    shape_of: FxMap<(Which, InstrId), Vec<i64>>,
 }
 
 impl DimClasses {
-    fn analyse(diff: &Diff) -> DimClasses {
+    pub(super) fn analyse(diff: &Diff) -> DimClasses {
         let mut dc = DimClasses {
             parent: Vec::new(),
             size: Vec::new(),
             pinned: Vec::new(),
             of: FxMap::default(),
+            shape_of: FxMap::default(),
         };
+        let dims = |s: &Shape| s.as_array().map(|a| a.dims.clone()).unwrap_or_default();
         let a = diff.after.computation();
         for &(aid, bid) in &diff.inputs {
             let classes = dc.fresh(&a.instr(aid).shape);
             dc.of.insert((Which::Before, bid), classes.clone());
             dc.of.insert((Which::After, aid), classes);
+            let d = dims(&a.instr(aid).shape);
+            dc.shape_of.insert((Which::Before, bid), d.clone());
+            dc.shape_of.insert((Which::After, aid), d);
         }
         for (which, side) in [(Which::Before, &diff.before), (Which::After, &diff.after)] {
             let comp = side.computation();
             for &id in &side.region {
                 let classes = dc.propagate(which, comp.instr(id));
                 dc.of.insert((which, id), classes);
+                dc.shape_of.insert((which, id), dims(&comp.instr(id).shape));
             }
         }
         // The two values of an output pair are the same array.
@@ -553,6 +600,33 @@ impl DimClasses {
                     }
                     _ => false,
                 },
+                // A reshape that only adds or drops dimensions of size 1
+                // keeps the others, in order (JAX's broadcast_in_dim).
+                Opcode::Reshape => match (instr.shape.as_array(), ops.first()) {
+                    (Some(r), Some(o)) => {
+                        let operand_dims = instr
+                            .operands()
+                            .first()
+                            .and_then(|&id| self.shape_of.get(&(which, id)).cloned())
+                            .unwrap_or_default();
+                        let keep = |dims: &[i64], classes: &[usize]| -> Vec<(i64, usize)> {
+                            dims.iter()
+                                .zip(classes)
+                                .filter(|(&n, _)| n != 1)
+                                .map(|(&n, &c)| (n, c))
+                                .collect()
+                        };
+                        let (x, y) = (keep(&r.dims, &result), keep(&operand_dims, o));
+                        let same = x.len() == y.len() && x.iter().zip(&y).all(|(a, b)| a.0 == b.0);
+                        if same {
+                            for (a, b) in x.iter().zip(&y) {
+                                self.union(a.1, b.1);
+                            }
+                        }
+                        same
+                    }
+                    _ => false,
+                },
                 Opcode::Transpose => match (instr.dimensions(), ops.first()) {
                     (Some(perm), Some(o)) if perm.len() == rank && o.len() == rank => {
                         for (i, &p) in perm.iter().enumerate() {
@@ -619,7 +693,7 @@ impl DimClasses {
     }
 
     /// Whether some array of the region is too large to evaluate as is.
-    fn needs_slicing(&self, diff: &Diff) -> bool {
+    pub(super) fn needs_slicing(&self, diff: &Diff) -> bool {
         let big = |s: &Shape| {
             s.as_array()
                 .is_some_and(|a| a.element_count() > SLICE_ABOVE)
@@ -630,7 +704,7 @@ impl DimClasses {
             || diff.before.region.iter().any(|&id| big(&b.instr(id).shape))
     }
 
-    fn sliced_shape(&self, which: Which, id: InstrId, shape: &Arc<Shape>) -> Arc<Shape> {
+    pub(super) fn sliced_shape(&self, which: Which, id: InstrId, shape: &Arc<Shape>) -> Arc<Shape> {
         let (Some(classes), Some(array)) = (self.of.get(&(which, id)), shape.as_array()) else {
             return shape.clone();
         };
