@@ -20,7 +20,7 @@ use crate::interp::compare::{
     check_rtol, compare_with, compare_with_floor, max_abs_diff, perturb_inputs, rtol, Diff,
     OutputRow, NOISE_FACTOR,
 };
-use crate::interp::local::{rewrites, Rewrite};
+use crate::interp::local::{rewrites, LocalCheck, Rewrite};
 use crate::interp::region::{check_regions_with, same_signature};
 use crate::interp::{evaluate_with, ErrorKind, EvalError, EvalOptions, Interpreter};
 use crate::ir::{CompId, InstrId, Module, PrimitiveType};
@@ -498,6 +498,93 @@ fn reported(run: &PassRun) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The real inputs of a rewrite (or why there are none) and its outputs
+/// before the pass, when kept.
+type RewriteValues = (Result<Vec<Arc<Array>>, String>, Option<Vec<Arc<Array>>>);
+
+/// Checks each rewrite on its values, on both cores (each check under
+/// half the budget; one refused so is checked again alone, under all of
+/// it). The results in `rewrites`' order.
+fn check_rewrites(
+    rewrites: &[&Rewrite],
+    values: Vec<RewriteValues>,
+    cfg: &CheckConfig,
+) -> Vec<Result<LocalCheck, EvalError>> {
+    let check = |r: &Rewrite, (real, real_want): RewriteValues, budget: &Budget| {
+        r.check(
+            real,
+            real_want,
+            cfg.seed,
+            cfg.tolerance_scale,
+            &cfg.eval,
+            budget,
+        )
+    };
+    let jobs = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(2)
+        .min(rewrites.len());
+    if jobs <= 1 {
+        return rewrites
+            .iter()
+            .zip(values)
+            .map(|(r, v)| check(r, v, &cfg.memory_budget))
+            .collect();
+    }
+    let half = Budget {
+        bytes: cfg.memory_budget.bytes / 2,
+        origin: format!("{}, shared by two checks at once", cfg.memory_budget.origin),
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<RewriteValues>>> = values
+        .into_iter()
+        .map(|v| std::sync::Mutex::new(Some(v)))
+        .collect();
+    let mut results: Vec<Option<Result<LocalCheck, EvalError>>> =
+        (0..rewrites.len()).map(|_| None).collect();
+    // Per worker: (rewrite, result, its values again if refused).
+    type Done = Vec<(usize, Result<LocalCheck, EvalError>, Option<RewriteValues>)>;
+    let done: Vec<Done> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(r) = rewrites.get(k) else { break };
+                        let v = slots[k]
+                            .lock()
+                            .map(|mut s| s.take())
+                            .ok()
+                            .flatten()
+                            .expect("each rewrite is taken once");
+                        // Kept to check again alone if half is not enough.
+                        let again = v.clone();
+                        let result = check(r, v, &half);
+                        let refused = matches!(&result, Err(e) if e.kind == ErrorKind::Memory);
+                        out.push((k, result, refused.then_some(again)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a check does not panic"))
+            .collect()
+    });
+    for (k, result, again) in done.into_iter().flatten() {
+        results[k] = Some(match again {
+            Some(v) => check(rewrites[k], v, &cfg.memory_budget),
+            None => result,
+        });
+    }
+    results
+        .into_iter()
+        .map(|r| r.expect("every rewrite was checked"))
+        .collect()
+}
+
 /// The rewrites of `run` (from `before` to `after`), each widened back to
 /// inputs `original` has values for.
 fn widened<'m>(
@@ -727,22 +814,20 @@ impl CheckState {
         if let Whole::Cannot(why) = &self.whole {
             check.by_region = Some(why.clone());
         }
-        for r in &local {
-            let real = self.real_values(before, r.input_requests());
-            let real_want = self.real_values(before, r.output_requests()).ok();
-            let c = r
-                .check(
-                    real,
-                    real_want,
-                    cfg.seed,
-                    cfg.tolerance_scale,
-                    &cfg.eval,
-                    &cfg.memory_budget,
+        let values: Vec<_> = local
+            .iter()
+            .map(|r| {
+                (
+                    self.real_values(before, r.input_requests()),
+                    self.real_values(before, r.output_requests()).ok(),
                 )
-                .map_err(|error| CheckError::Eval {
-                    pass: Some(pass),
-                    error,
-                })?;
+            })
+            .collect();
+        for c in check_rewrites(&local, values, cfg) {
+            let c = c.map_err(|error| CheckError::Eval {
+                pass: Some(pass),
+                error,
+            })?;
             check.local += 1;
             let failed = c.failure.clone();
             let line = c.describe();

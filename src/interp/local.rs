@@ -25,6 +25,9 @@ use std::sync::Arc;
 /// step of a region may contribute.
 pub const ULPS_PER_STEP: f64 = 2.0;
 
+/// The largest array the extremes are run on (a slice of the region's).
+pub const EXTREMES_MAX_ELEMENTS: usize = 1 << 16;
+
 /// The most instructions [`Rewrite::widen`] moves into a region.
 pub const WIDEN_LIMIT: usize = 64;
 
@@ -607,7 +610,17 @@ impl Rewrite<'_> {
             .iter()
             .filter(|v| matches!(v, Value::Array(a) if a.ty.is_float() && a.rank() > 0))
             .count();
-        if arrays == 1 {
+        // They cover what a slice shows; a region no dimension of which
+        // can be cut (a call's operands) gets them only while small.
+        let slice_elements = small_base
+            .iter()
+            .map(|v| match v {
+                Value::Array(a) => a.data.len(),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0);
+        if arrays == 1 && slice_elements <= EXTREMES_MAX_ELEMENTS {
             cases.extend(extremes(&small_base, &masked)?);
         }
         check.extremes = cases[1..].iter().map(|c| c.0).collect();
