@@ -693,3 +693,67 @@ fn random_inputs_fit_narrow_integer_types() {
         }
     }
 }
+
+/// `eval --compare` on an output that is what a cancellation left (zero in
+/// exact arithmetic, rounding noise in both runs): the noise of one
+/// summation order against another's is within the rounding of the
+/// values that cancelled, and the table says that bound held (issue 31,
+/// item 5). A value that is wrong at that scale still fails.
+#[test]
+fn eval_compare_judges_a_cancellation_by_what_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, root: &str| {
+        let path = dir.path().join(format!("{name}.hlo"));
+        std::fs::write(
+            &path,
+            format!(
+                "HloModule {name}\n\nENTRY e {{\n  a = f32[256]{{0}} parameter(0)\n  b = f32[256]{{0}} parameter(1)\n  c = f32[256]{{0}} parameter(2)\n  ab = f32[256]{{0}} add(a, b)\n  bc = f32[256]{{0}} add(b, c)\n  ab_c = f32[256]{{0}} add(ab, c)\n  a_bc = f32[256]{{0}} add(a, bc)\n  {root}\n}}\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let left = write("left", "ROOT r = f32[256]{0} subtract(ab_c, a_bc)");
+    let right = write("right", "ROOT r = f32[256]{0} subtract(a_bc, ab_c)");
+    let wrong = write("wrong", "ROOT r = f32[256]{0} subtract(ab_c, ab)");
+    let want = dir.path().join("want.npz");
+    assert!(bin()
+        .arg("eval")
+        .arg(&left)
+        .arg("-o")
+        .arg(&want)
+        .status()
+        .unwrap()
+        .success());
+    let compare = |path: &Path| {
+        let out = bin()
+            .arg("eval")
+            .arg(path)
+            .arg("--compare")
+            .arg(&want)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (ok, table) = compare(&right);
+    assert!(ok, "{table}");
+    assert!(
+        table.contains("ok (each err <= rtol*(|want|+max|operand|), max|operand| "),
+        "{table}"
+    );
+    // Without the operands' scale the same rows fail: the noise is past
+    // rtol of the outputs' own (tiny) magnitude.
+    let want_arrays = hlo_opt::interp::npy::read_outputs(&want).unwrap();
+    let right_module = module(&std::fs::read_to_string(&right).unwrap());
+    let inputs = hlo_opt::interp::random::random_inputs(&right_module, 0).unwrap();
+    let got = hlo_opt::interp::evaluate(&right_module, &inputs)
+        .unwrap()
+        .leaves();
+    assert!(!hlo_opt::interp::compare::compare_arrays(&got[0], &want_arrays[0], 1.0).ok());
+    let (ok, table) = compare(&wrong);
+    assert!(!ok, "{table}");
+    assert!(table.contains("FAIL"), "{table}");
+}

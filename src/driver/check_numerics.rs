@@ -947,6 +947,7 @@ impl CheckState {
                         shape_mismatch: Some("the output is gone".into()),
                         noise_floor: 0.0,
                         beyond_noise: 0,
+                        operand_scale: 0.0,
                     },
                 };
                 check.rows.push(OutputRow { name, shape, diff });

@@ -4,14 +4,17 @@
 use crate::interp::array::shape_dims;
 use crate::interp::array::{Array, Value};
 use crate::interp::budget::{check_parameter_sizes, estimate, parse_size, Budget};
-use crate::interp::compare::compare_arrays;
+use crate::interp::capture::{Capture, CaptureRequest};
+use crate::interp::compare::{compare_with_operands, Bound};
 use crate::interp::npy::{read_outputs_within, read_parameters, sidecar_path, write_npz};
-use crate::interp::{evaluate, random::random_inputs};
+use crate::interp::{random::random_inputs, Interpreter};
 use crate::ir::verify::verify;
+use crate::ir::{InstrId, Module, Opcode};
 use crate::output::{Destination, Links, OutputPlan, Staged};
 use crate::text::error::located_error;
 use clap::Args;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 /// Evaluate an HLO module with the reference interpreter.
@@ -153,7 +156,31 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
         None => random_inputs(&module, cli.seed).map_err(|e| format!("{file}: {e}"))?,
     };
     let start = Instant::now();
-    let result = evaluate(&module, &inputs).map_err(|e| format!("{file}: {e}"))?;
+    // With --compare, the magnitude of what each output was computed from.
+    let producers = cli
+        .compare
+        .as_ref()
+        .map(|_| output_producers(&module))
+        .unwrap_or_default();
+    let capture = Rc::new(Capture::new({
+        let mut request = CaptureRequest::default();
+        for &id in producers.iter().flatten() {
+            request.add_magnitude(module.entry(), id);
+        }
+        request
+    }));
+    let result = Interpreter::new(&module)
+        .with_capture(capture.clone())
+        .run(&inputs)
+        .map_err(|e| format!("{file}: {e}"))?;
+    let magnitudes = capture.magnitudes();
+    let operand_scale = |k: usize| -> f64 {
+        producers.get(k).map_or(0.0, |ids| {
+            ids.iter()
+                .filter_map(|&id| magnitudes.get(&(module.entry(), id)))
+                .fold(0.0f64, |m, &x| m.max(x))
+        })
+    };
     if cli.time {
         crate::util::diag(&format!(
             "evaluated in {:.3} s\n",
@@ -187,15 +214,20 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
         }
         let mut table = format!(
             "{:<8} {:<24} {:>12} {:>12} {:>10}  result\n",
-            "output", "shape", "max abs err", "max rel err", "tolerance"
+            "output", "shape", "max abs err", "max rel err", "rtol"
         );
         for (i, (g, w)) in outs.iter().zip(&want).enumerate() {
-            let d = compare_arrays(g, w, cli.tolerance_scale);
-            let verdict = if d.ok() {
-                "ok".to_string()
-            } else {
-                failed = true;
-                format!("FAIL: {d}")
+            let d = compare_with_operands(g, w, cli.tolerance_scale, operand_scale(i));
+            let verdict = match d.bound() {
+                Some(Bound::OperandScale) => format!(
+                    "ok (each err <= rtol*(|want|+max|operand|), max|operand| {:.3e})",
+                    d.operand_scale
+                ),
+                Some(b) => b.verdict(0.0),
+                None => {
+                    failed = true;
+                    format!("FAIL: {d}")
+                }
             };
             table.push_str(&format!(
                 "{:<8} {:<24} {:>12.3e} {:>12.3e} {:>10.0e}  {verdict}\n",
@@ -280,4 +312,55 @@ fn summary(a: &Array) -> String {
         head.join(", "),
         if v.len() > 6 { ", ..." } else { "" }
     )
+}
+
+/// Per output (the entry root's leaves, in order): the operands of the
+/// instruction that computed it, looking through moves (copy, reshape,
+/// transpose, bitcast, convert). An output that is a parameter, a
+/// constant or an element of a loop's or call's result has none.
+fn output_producers(module: &Module) -> Vec<Vec<InstrId>> {
+    let comp = module.comp(module.entry());
+    let mut leaves = Vec::new();
+    let mut stack = vec![comp.root()];
+    while let Some(id) = stack.pop() {
+        let instr = comp.instr(id);
+        if instr.opcode == Opcode::Tuple {
+            stack.extend(instr.operands().iter().rev());
+        } else {
+            leaves.push(id);
+        }
+    }
+    leaves
+        .into_iter()
+        .map(|mut id| loop {
+            let instr = comp.instr(id);
+            match instr.opcode {
+                Opcode::Copy
+                | Opcode::Reshape
+                | Opcode::Transpose
+                | Opcode::Bitcast
+                | Opcode::Convert => id = instr.operands()[0],
+                Opcode::Parameter
+                | Opcode::Constant
+                | Opcode::GetTupleElement
+                | Opcode::While
+                | Opcode::Call
+                | Opcode::Conditional
+                | Opcode::CustomCall => return Vec::new(),
+                _ => {
+                    return instr
+                        .operands()
+                        .iter()
+                        .copied()
+                        .filter(|&o| {
+                            comp.instr(o)
+                                .shape
+                                .as_array()
+                                .is_some_and(|a| a.element_type.is_float())
+                        })
+                        .collect()
+                }
+            }
+        })
+        .collect()
 }

@@ -22,6 +22,8 @@ use std::sync::Arc;
 #[derive(Clone, Debug, Default)]
 pub struct CaptureRequest {
     pub wanted: FxMap<CompId, FxMap<InstrId, Vec<usize>>>,
+    /// Instructions of which only the largest finite magnitude is kept.
+    pub magnitudes: FxMap<CompId, FxSet<InstrId>>,
 }
 
 impl CaptureRequest {
@@ -29,8 +31,12 @@ impl CaptureRequest {
         self.wanted.entry(comp).or_default().insert(instr, dims);
     }
 
+    pub fn add_magnitude(&mut self, comp: CompId, instr: InstrId) {
+        self.magnitudes.entry(comp).or_default().insert(instr);
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.wanted.values().all(|m| m.is_empty())
+        self.wanted.values().all(|m| m.is_empty()) && self.magnitudes.values().all(|m| m.is_empty())
     }
 
     pub fn contains(&self, comp: CompId, instr: InstrId) -> bool {
@@ -61,6 +67,7 @@ pub struct Capture {
     /// Computations whose first evaluation has begun.
     begun: RefCell<FxSet<CompId>>,
     kept: RefCell<FxMap<(CompId, InstrId), Arc<Array>>>,
+    magnitudes: RefCell<FxMap<(CompId, InstrId), f64>>,
 }
 
 impl Capture {
@@ -74,11 +81,24 @@ impl Capture {
     /// Called when computation `cid` starts evaluating: whether its
     /// instructions' values are wanted this time.
     pub(crate) fn begin(&self, cid: CompId) -> bool {
-        self.request.wanted.contains_key(&cid) && self.begun.borrow_mut().insert(cid)
+        (self.request.wanted.contains_key(&cid) || self.request.magnitudes.contains_key(&cid))
+            && self.begun.borrow_mut().insert(cid)
     }
 
     /// Called with each value of a computation [`Capture::begin`] wanted.
     pub(crate) fn offer(&self, cid: CompId, id: InstrId, v: &Value) -> Result<()> {
+        if let Value::Array(a) = v {
+            if self
+                .request
+                .magnitudes
+                .get(&cid)
+                .is_some_and(|m| m.contains(&id))
+            {
+                self.magnitudes
+                    .borrow_mut()
+                    .insert((cid, id), super::compare::max_finite(a));
+            }
+        }
         let Some(dims) = self.request.wanted.get(&cid).and_then(|m| m.get(&id)) else {
             return Ok(());
         };
@@ -92,6 +112,11 @@ impl Capture {
         };
         self.kept.borrow_mut().insert((cid, id), kept);
         Ok(())
+    }
+
+    /// The magnitudes kept, by (computation, instruction).
+    pub fn magnitudes(&self) -> FxMap<(CompId, InstrId), f64> {
+        self.magnitudes.borrow().clone()
     }
 
     /// The values kept, by (computation, instruction).

@@ -51,6 +51,11 @@ pub struct Diff {
     pub noise_floor: f64,
     /// Elements outside the tolerance even with `noise_floor` added.
     pub beyond_noise: usize,
+    /// The magnitude errors were measured against when it is not the
+    /// output's own (`eval --compare`: the largest operand of the op that
+    /// computed it, where the output is what is left of a cancellation);
+    /// 0 when not used.
+    pub operand_scale: f64,
 }
 
 impl Diff {
@@ -78,6 +83,9 @@ impl Diff {
         if !self.ok() {
             return None;
         }
+        if self.operand_scale > 0.0 {
+            return Some(Bound::OperandScale);
+        }
         // An all-zero reference leaves max_rel at 0 whatever the error.
         let all_zero_want = self.max_abs > 0.0 && self.max_rel == 0.0;
         Some(if self.max_rel <= self.tolerance && !all_zero_want {
@@ -100,10 +108,19 @@ pub enum Bound {
     /// Past `rtol`, only within the output's measured rounding noise: not
     /// ok, inconclusive (the whole-module comparison only).
     RoundingNoise,
+    /// Only within `rtol * (|want| + max|operand|)`: the output is what a
+    /// cancellation left (a gradient zero in exact arithmetic), its error
+    /// the rounding of the values it was computed from (`eval --compare`).
+    OperandScale,
 }
 
 impl Bound {
-    const ALL: [Bound; 3] = [Bound::OfMaximum, Bound::Elementwise, Bound::RoundingNoise];
+    const ALL: [Bound; 4] = [
+        Bound::OfMaximum,
+        Bound::Elementwise,
+        Bound::RoundingNoise,
+        Bound::OperandScale,
+    ];
 
     /// The name Python's `OutputCheck.bound` gives it.
     pub fn name(self) -> &'static str {
@@ -111,6 +128,7 @@ impl Bound {
             Bound::OfMaximum => "rtol*max|want|",
             Bound::Elementwise => "rtol*(|want|+max|want|)",
             Bound::RoundingNoise => "rounding noise",
+            Bound::OperandScale => "rtol*(|want|+max|operand|)",
         }
     }
 
@@ -123,7 +141,9 @@ impl Bound {
     pub fn verdict(self, noise_floor: f64) -> String {
         match self {
             Bound::OfMaximum => "ok".to_string(),
-            Bound::Elementwise => format!("ok (each err <= {})", self.name()),
+            Bound::Elementwise | Bound::OperandScale => {
+                format!("ok (each err <= {})", self.name())
+            }
             Bound::RoundingNoise => {
                 format!("inconclusive (within rounding noise {noise_floor:.1e})")
             }
@@ -168,6 +188,38 @@ pub fn check_rtol(ty: PrimitiveType) -> f64 {
 /// Compares `got` with the reference `want` ([`rtol`] times `scale`).
 pub fn compare_arrays(got: &Array, want: &Array, scale: f64) -> Diff {
     compare_with(got, want, rtol(want.ty) * scale)
+}
+
+/// [`compare_arrays`], and where that fails, against the magnitude of
+/// the values the output was computed from (`operand_scale`, when larger
+/// than the output's): an output near zero that is what a cancellation
+/// left keeps the rounding error of what cancelled ([`Bound::OperandScale`]).
+pub fn compare_with_operands(got: &Array, want: &Array, scale: f64, operand_scale: f64) -> Diff {
+    let tol = rtol(want.ty) * scale;
+    let d = compare_with(got, want, tol);
+    if d.ok() || d.shape_mismatch.is_some() || operand_scale <= max_finite(want) {
+        return d;
+    }
+    let wide = compare_inner(got, want, tol, operand_scale, 0.0, true);
+    if wide.ok() {
+        Diff {
+            operand_scale,
+            ..wide
+        }
+    } else {
+        d
+    }
+}
+
+/// The largest finite magnitude of a float array (0 for other types).
+pub fn max_finite(a: &Array) -> f64 {
+    if !a.ty.is_float() {
+        return 0.0;
+    }
+    a.to_f64_vec()
+        .iter()
+        .filter(|x| x.is_finite())
+        .fold(0.0f64, |m, x| m.max(x.abs()))
 }
 
 /// Compares `got` with the reference `want` at relative tolerance `tol`.
@@ -219,6 +271,7 @@ fn compare_inner(
         shape_mismatch: None,
         noise_floor: 0.0,
         beyond_noise: 0,
+        operand_scale: 0.0,
     };
     if got.ty != want.ty || got.dims != want.dims {
         d.shape_mismatch = Some(format!(

@@ -10,7 +10,7 @@
 
 use super::array::{Array, Value};
 use super::budget::{estimate, Budget};
-use super::compare::{compare_scaled, Diff, OutputRow};
+use super::compare::{compare_scaled, max_finite, Diff, OutputRow};
 use super::convert::from_f64_vec;
 use super::region::{
     constant_expression, region_module, region_of, side_error, Diff as RegionDiff, DimClasses,
@@ -826,17 +826,6 @@ fn abs_value(v: &Value) -> Result<Value> {
         }
         _ => Ok(v.clone()),
     }
-}
-
-/// The largest finite magnitude of a float array (0 for other types).
-fn max_finite(a: &Array) -> f64 {
-    if !a.ty.is_float() {
-        return 0.0;
-    }
-    a.to_f64_vec()
-        .iter()
-        .filter(|x| x.is_finite())
-        .fold(0.0f64, |m, x| m.max(x.abs()))
 }
 
 /// The unit in the last place of 1.0 in a float type (0 for exact ones).
