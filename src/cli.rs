@@ -2,9 +2,9 @@
 //! The binary (`src/main.rs`) and the Python package's `hlo-opt` console
 //! script both call [`main`].
 
-use crate::driver::check_numerics::{self, CheckConfig, CheckMode, PassCheck};
+use crate::driver::check_numerics::{self, PassCheck};
 use crate::driver::run::{self, DumpFiles, RunConfig, RunError};
-use crate::interp::budget::Budget;
+use crate::driver::run_args::RunArgs;
 use crate::ir::verify::verify;
 use crate::ir::Module;
 use crate::neuron::contract::Violation;
@@ -38,11 +38,6 @@ struct Cli {
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
 
-    /// Comma-separated passes to run, in this order; '' runs none (a pure
-    /// round trip). Without it, the default pipeline runs.
-    #[arg(long, value_name = "A,B,C")]
-    passes: Option<String>,
-
     /// Print the pass registry with each pass's place in the default pipeline.
     #[arg(long)]
     list_passes: bool,
@@ -51,57 +46,13 @@ struct Cli {
     #[arg(long)]
     short: bool,
 
-    /// Make every pass walk every computation (while bodies, conditionals,
-    /// calls, fusions), not only the ones the original pass walks.
-    #[arg(long)]
-    all_computations: bool,
-
     /// Print per pass whether it changed the module, how long it took,
     /// what it rewrote and what it skipped and why (to standard error).
     #[arg(long)]
     report: bool,
 
-    /// Skip the contract checks of the Neuron custom calls (QuantizeMX,
-    /// __op$block_scaled_dot, AwsNeuronTopK, AwsNeuronSoftmax[Backward])
-    /// that run after parsing and before the passes.
-    #[arg(long)]
-    no_contract_checks: bool,
-
-    /// Prove the rewrites numerically: evaluate the module (reference
-    /// interpreter, seeded inputs) once before the passes, then check each
-    /// rewrite where it happened, on the values it read there and on
-    /// extremes; print a table per pass (stderr), and fail naming the
-    /// rewrite, its worst element and its inputs when one is beyond its
-    /// tolerance. `=full` also re-evaluates the whole module after every
-    /// pass that changed it and compares its outputs.
-    #[arg(long, value_name = "MODE", num_args = 0..=1, require_equals = true,
-          default_missing_value = "local", value_parser = ["local", "full"])]
-    check_numerics: Option<String>,
-
-    /// Test only: make one rewrite of the passes wrong in a small way
-    /// (softmax-axis, logit-scale, index-off-by-one, backward-swap), to
-    /// show that --check-numerics catches it.
-    #[arg(long, value_name = "FAULT", hide = true, requires = "check_numerics",
-          value_parser = ["softmax-axis", "logit-scale", "index-off-by-one", "backward-swap"])]
-    inject_fault: Option<String>,
-
-    /// Seed of --check-numerics' inputs.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    check_seed: u64,
-
-    /// With --check-numerics: succeed even when some rewritten regions
-    /// could not be checked (they hold an op the interpreter does not
-    /// evaluate); they are still listed.
-    #[arg(long, requires = "check_numerics")]
-    accept_unchecked: bool,
-
-    /// With --check-numerics: the memory its evaluations may hold at once
-    /// (`512M`, `4G`, `4GiB`, bytes); a module needing more is refused
-    /// before it runs. Default: half of the memory available at the start
-    /// (or of what `ulimit -v` allows, if less).
-    #[arg(long, value_name = "SIZE", requires = "check_numerics",
-          value_parser = crate::interp::budget::parse_size)]
-    memory_limit: Option<u64>,
+    #[command(flatten)]
+    run: RunArgs,
 
     /// Write the module after every pass that changed it into DIR (created
     /// if need be), as `NN.<pass>.hlo` in run order, and the input as
@@ -262,27 +213,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         );
     }
     let input = cli.input.as_deref().expect("clap requires INPUT here");
-    let mut config = RunConfig {
-        passes: cli.passes.clone(),
-        all_computations: cli.all_computations,
-        no_contract_checks: cli.no_contract_checks,
-        check_numerics: cli.check_numerics.as_deref().map(|mode| CheckConfig {
-            mode: CheckMode::from_name(mode).unwrap_or_default(),
-            fault: cli
-                .inject_fault
-                .as_deref()
-                .and_then(crate::driver::fault::Fault::from_name),
-            seed: cli.check_seed,
-            accept_unchecked: cli.accept_unchecked,
-            memory_budget: match cli.memory_limit {
-                Some(bytes) => Budget::given(bytes, "--memory-limit"),
-                None => Budget::available("--memory-limit"),
-            },
-            ..CheckConfig::default()
-        }),
-        record: None,
-        graph: cli.emit_graph.is_some(),
-    };
+    let mut config = cli.run.config(|| cli.run.memory_budget(), None);
+    config.graph = cli.emit_graph.is_some();
     let outputs = plan_outputs(cli, input, &config)?;
     if let Some(dir) = &cli.dump_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
@@ -297,8 +229,8 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.report_html.is_some() || cli.emit_graph.is_some() {
         config.record = Some(file_name.clone());
     }
-    if cli.check_numerics.is_some() {
-        diag::diag(&check_numerics::heading(cli.check_seed));
+    if cli.run.check_numerics.is_some() {
+        diag::diag(&check_numerics::heading(cli.run.check_seed));
     }
     // Every output is staged beside its destination and renamed into
     // place at the end, all together.

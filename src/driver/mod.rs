@@ -11,6 +11,7 @@ pub mod graph_json;
 pub mod input;
 pub mod report_html;
 pub mod run;
+pub mod run_args;
 
 use crate::passes::{Pipeline, Scope};
 

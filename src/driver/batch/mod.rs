@@ -7,8 +7,8 @@ mod discover;
 mod index_html;
 mod summary;
 
-use crate::driver::check_numerics::CheckConfig;
-use crate::driver::run::{self, Quiet, RunConfig, RunError};
+use crate::driver::run::{self, Quiet, RunError};
+use crate::driver::run_args::RunArgs;
 use crate::interp::budget::Budget;
 use crate::ir::verify::verify;
 use crate::output::write_atomically;
@@ -42,39 +42,10 @@ pub struct BatchCli {
     #[arg(long, value_name = "NAME", default_value = DEFAULT_STAGE)]
     stage: String,
 
-    /// As the single command: passes to run, in order (default: the
-    /// default pipeline).
-    #[arg(long, value_name = "A,B,C")]
-    passes: Option<String>,
-
-    /// As the single command: every pass walks every computation.
-    #[arg(long)]
-    all_computations: bool,
-
-    /// As the single command: skip Neuron's contract checks.
-    #[arg(long)]
-    no_contract_checks: bool,
-
-    /// As the single command: prove every rewrite with the interpreter
-    /// (the verdict per module in the summary).
-    #[arg(long)]
-    check_numerics: bool,
-
-    /// Seed of --check-numerics' inputs.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    check_seed: u64,
-
-    /// With --check-numerics: regions the interpreter cannot evaluate do
-    /// not fail a module.
-    #[arg(long, requires = "check_numerics")]
-    accept_unchecked: bool,
-
-    /// With --check-numerics: the memory all the modules' evaluations may
-    /// hold at once, shared by the jobs (default: half of what is
-    /// available).
-    #[arg(long, value_name = "SIZE", requires = "check_numerics",
-          value_parser = crate::interp::budget::parse_size)]
-    memory_limit: Option<u64>,
+    /// The single command's options: each module runs as `hlo-opt`
+    /// would (the numerics' verdict per module in the summary).
+    #[command(flatten)]
+    run: RunArgs,
 
     /// Write each module's report page, OUT/<id>.html, linked from
     /// index.html.
@@ -138,12 +109,12 @@ pub fn main(cli: &BatchCli) -> u8 {
 fn options_json(cli: &BatchCli) -> Value {
     json!({
         "stage": cli.stage,
-        "passes": cli.passes,
-        "all_computations": cli.all_computations,
-        "contract_checks": !cli.no_contract_checks,
-        "check_numerics": cli.check_numerics,
-        "check_seed": cli.check_seed,
-        "accept_unchecked": cli.accept_unchecked,
+        "passes": cli.run.passes,
+        "all_computations": cli.run.all_computations,
+        "contract_checks": !cli.run.no_contract_checks,
+        "check_numerics": cli.run.check_numerics,
+        "check_seed": cli.run.check_seed,
+        "accept_unchecked": cli.run.accept_unchecked,
         "report_html": cli.report_html,
         "output_format": cli.output_format,
     })
@@ -165,13 +136,11 @@ fn batch(cli: &BatchCli) -> Result<Summary, String> {
         cli,
         options_key: format!("{} {}", env!("CARGO_PKG_VERSION"), options),
         // One budget for all: each of the jobs may hold its share.
-        budget_per_job: cli.check_numerics.then(|| {
-            let total = match cli.memory_limit {
-                Some(bytes) => bytes,
-                None => Budget::available("--memory-limit").bytes,
-            };
-            total / jobs as u64
-        }),
+        budget_per_job: cli
+            .run
+            .check_numerics
+            .is_some()
+            .then(|| cli.run.memory_budget().bytes / jobs as u64),
     };
     // Largest first, so a large module does not start last and finish
     // alone.
@@ -302,19 +271,11 @@ impl Job<'_> {
         };
         let instructions_before = module.instruction_count();
         let cli = self.cli;
-        let config = RunConfig {
-            passes: cli.passes.clone(),
-            all_computations: cli.all_computations,
-            no_contract_checks: cli.no_contract_checks,
-            check_numerics: self.budget_per_job.map(|bytes| CheckConfig {
-                seed: cli.check_seed,
-                accept_unchecked: cli.accept_unchecked,
-                memory_budget: Budget::given(bytes, "--memory-limit (shared by --jobs)"),
-                ..CheckConfig::default()
-            }),
-            record: cli.report_html.then(|| file_name.clone()),
-            graph: false,
-        };
+        let budget = self.budget_per_job.unwrap_or(u64::MAX);
+        let config = cli.run.config(
+            || Budget::given(budget, "--memory-limit (shared by --jobs)"),
+            cli.report_html.then(|| file_name.clone()),
+        );
         let outcome = run::run(module, &config, &mut Quiet);
         let page = format!("{}.html", found.id);
         let record = match &outcome {
@@ -394,7 +355,7 @@ impl Job<'_> {
                 .and_then(Value::as_u64)
                 .unwrap_or(0)
         };
-        let numerics = if !cli.check_numerics {
+        let numerics = if cli.run.check_numerics.is_none() {
             "off"
         } else if outcome.checks.iter().any(|c| !c.unchecked.is_empty()) {
             "unchecked regions"
@@ -446,7 +407,7 @@ impl Job<'_> {
             "softmax_backward": 0,
             "rewrites_by_pass": {},
             "contract_violations": 0,
-            "numerics": if self.cli.check_numerics { "not run" } else { "off" },
+            "numerics": if self.cli.run.check_numerics.is_some() { "not run" } else { "off" },
             "output": null,
             "page": null,
             "time_ms": (start.elapsed().as_secs_f64() * 1e4).round() / 10.0,
