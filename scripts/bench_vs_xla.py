@@ -25,9 +25,14 @@ What is timed, on each side:
     peak RSS (wait4's ru_maxrss), which is checked against 2x the larger
     of the input and output files.
   Both sides read their input from the page cache (one untimed warm-up
-  run of each comes first). The ratio is XLA's median over hlo-opt's
-  median. The pipeline has no XLA counterpart: its row gives its median
-  over the text round trip's median (goal <= 1.25x).
+  run of each comes first). The goal's ratio is XLA's minimum over
+  hlo-opt's median (goal >= 20x): the ratio must hold when XLA runs at
+  its fastest, and XLA's time moves with the load far more than ours.
+  XLA's median over hlo-opt's median is given too. hlo-opt's kernel time
+  (sys, from wait4) is given for each path: page faults, reads and
+  writes. The pipeline has no XLA counterpart: its row gives its median
+  over the text round trip's median (goal <= 1.1x). Fewer than 5 runs
+  give no verdict (the pass columns say so).
 
 `--threads 1,2` also runs every hlo-opt work with its CPU affinity cut to
 the first 1 (resp. 2) CPUs and checks that the outputs are byte-identical
@@ -300,8 +305,9 @@ WORKS = [
     ("pipeline", "default pipeline `--all-computations big.hlo -o out.hlo`", "hlo", "hlo",
      ["--all-computations"], None),
 ]
-SPEED_GOAL = 10.0
-PIPELINE_GOAL = 1.25
+SPEED_GOAL = 20.0
+PIPELINE_GOAL = 1.1
+MIN_RUNS_FOR_VERDICT = 5
 RSS_GOAL = 2.0
 
 
@@ -434,6 +440,7 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
         row = {"work": key, "label": label, "hlo_opt_wall_s": ours,
                "hlo_opt_cpu_s": [u + s for u, s in zip(pick("hlo-opt", key, "user_s"),
                                                       pick("hlo-opt", key, "sys_s"))],
+               "hlo_opt_sys_s": pick("hlo-opt", key, "sys_s"),
                "peak_rss_bytes": rss, "rss_limit_bytes": RSS_GOAL * io,
                "rss_ok": rss <= RSS_GOAL * io,
                "deterministic": len(hashes[(key, 0)]) == 1}
@@ -443,7 +450,8 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
                        xla_cpu_s=pick("xla", key, "cpu_s"),
                        xla_first_s=pick("xla", key, "first_s"),
                        xla_second_s=pick("xla", key, "second_s"),
-                       ratio=statistics.median(xla) / statistics.median(ours),
+                       ratio_median=statistics.median(xla) / statistics.median(ours),
+                       ratio=min(xla) / statistics.median(ours),
                        goal=f">= {SPEED_GOAL:g}x")
             row["ok"] = row["ratio"] >= SPEED_GOAL
         else:
@@ -484,20 +492,31 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
     L(f"- {a.runs} run{'s' if a.runs != 1 else ''} each, interleaved; median (min). XLA: the jaxlib calls only, timed "
       "inside a fresh Python process each (no start-up, import, file reading or writing); "
       "XLA process: that whole Python process. hlo-opt: wall clock of the whole command; "
-      "hlo-opt CPU: its user + sys time (median), for reading a loaded machine.")
+      "hlo-opt CPU: its user + sys time (median), for reading a loaded machine; sys: its "
+      "kernel time (median). Ratio: XLA's minimum over hlo-opt's median (the goal's); "
+      "in brackets XLA's median over hlo-opt's median.")
+    verdict = a.runs >= MIN_RUNS_FOR_VERDICT
+
+    def passed(ok):
+        if not verdict:
+            return f"({'yes' if ok else 'no'}: < {MIN_RUNS_FOR_VERDICT} runs)"
+        return "yes" if ok else "**no**"
+
     L("")
-    L("| work | XLA (in-process) | XLA process | hlo-opt (whole process) | hlo-opt CPU | ratio "
-      "| goal | pass | hlo-opt peak RSS | 2x max(in, out) | RSS pass |")
-    L("|---|---|---|---|---|---|---|---|---|---|---|")
+    L("| work | XLA (in-process) | XLA process | hlo-opt (whole process) | hlo-opt CPU | hlo-opt sys "
+      "| ratio | goal | pass | hlo-opt peak RSS | 2x max(in, out) | RSS pass |")
+    L("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "xla_s" in r:
-            xla, proc, ratio = fmt_s(r["xla_s"]), fmt_s(r["xla_process_s"]), f"{r['ratio']:.1f}x"
+            xla, proc = fmt_s(r["xla_s"]), fmt_s(r["xla_process_s"])
+            ratio = f"{r['ratio']:.1f}x ({r['ratio_median']:.1f}x)"
         else:
             xla, proc, ratio = "-", "-", f"{r['ratio']:.2f}x the round trip"
         L(f"| {r['label']} | {xla} | {proc} | {fmt_s(r['hlo_opt_wall_s'])} "
-          f"| {fmt_t(statistics.median(r['hlo_opt_cpu_s']))} | {ratio} | {r['goal']} "
-          f"| {'yes' if r['ok'] else '**no**'} | {fmt_mb(r['peak_rss_bytes'])} "
-          f"| {fmt_mb(r['rss_limit_bytes'])} | {'yes' if r['rss_ok'] else '**no**'} |")
+          f"| {fmt_t(statistics.median(r['hlo_opt_cpu_s']))} "
+          f"| {fmt_t(statistics.median(r['hlo_opt_sys_s']))} | {ratio} | {r['goal']} "
+          f"| {passed(r['ok'])} | {fmt_mb(r['peak_rss_bytes'])} "
+          f"| {fmt_mb(r['rss_limit_bytes'])} | {passed(r['rss_ok'])} |")
     pipe = next(r for r in rows if r["work"] == "pipeline")
     share = 1 - rt_med / statistics.median(pipe["hlo_opt_wall_s"])
     L("")

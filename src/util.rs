@@ -264,9 +264,14 @@ pub fn par_for_each_in_order<T: Sync, R: Send, W, E>(
             handed: 0,
             weight_ahead: 0,
             done: std::collections::VecDeque::new(),
+            ready: 0,
+            total: items.len(),
             stop: false,
+            sink_waiting: false,
+            takers_waiting: 0,
         }),
-        changed: std::sync::Condvar::new(),
+        sink_wakes: std::sync::Condvar::new(),
+        room: std::sync::Condvar::new(),
     };
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
@@ -276,22 +281,33 @@ pub fn par_for_each_in_order<T: Sync, R: Send, W, E>(
                     // over, which would otherwise wait for its result.
                     let _stop_on_panic = StopOnPanic(&queue);
                     let mut w = init();
-                    while let Some(i) = queue.take(items, ahead, &weight) {
+                    let mut q = queue.lock();
+                    while let (Some(i), locked) = queue.take(q, items, ahead, &weight) {
+                        drop(locked);
                         let r = f(&mut w, &items[i]);
-                        queue.finish(i, r);
+                        // One lock to hand in a result and take the next item.
+                        q = queue.finish(i, r);
                     }
                 })
             })
             .collect();
         let mut result = Ok(());
-        for item in items {
-            let Some(r) = queue.next_result(weight(item)) else {
+        let mut run = std::collections::VecDeque::new();
+        let mut handed = 0;
+        let mut handed_weight = 0;
+        'runs: while handed < items.len() {
+            if !queue.next_run(handed_weight, &mut run) {
                 break;
-            };
-            if let Err(e) = sink(r) {
-                queue.stop();
-                result = Err(e);
-                break;
+            }
+            handed_weight = 0;
+            while let Some(r) = run.pop_front() {
+                handed_weight += weight(&items[handed]);
+                handed += 1;
+                if let Err(e) = sink(r) {
+                    queue.stop();
+                    result = Err(e);
+                    break 'runs;
+                }
             }
         }
         for h in handles {
@@ -301,11 +317,21 @@ pub fn par_for_each_in_order<T: Sync, R: Send, W, E>(
     })
 }
 
+/// A sink that caught up sleeps until this many results are ready in
+/// order (or every result taken is): one wake-up per run of small items,
+/// not one per item. Waking a thread is a system call, and on a module of
+/// 5k computations a wake-up per item was 18k futex calls and as many
+/// context switches.
+const SINK_BATCH: usize = 32;
+
 /// The work of [`par_for_each_in_order`]: items are taken in order, so the
 /// next one to hand over is always taken (being mapped, or done).
 struct OrderedQueue<R> {
     state: std::sync::Mutex<QueueState<R>>,
-    changed: std::sync::Condvar,
+    /// The sink waits here for results.
+    sink_wakes: std::sync::Condvar,
+    /// Mapping threads wait here for room ahead.
+    room: std::sync::Condvar,
 }
 
 struct QueueState<R> {
@@ -317,8 +343,29 @@ struct QueueState<R> {
     weight_ahead: usize,
     /// The results from `handed` on (`None`: still being mapped).
     done: std::collections::VecDeque<Option<R>>,
+    /// How many results at the front of `done` are ready, in a row.
+    ready: usize,
+    /// How many items there are.
+    total: usize,
     /// A thread panicked or the sink failed: take nothing more.
     stop: bool,
+    /// Whether the sink sleeps (only then is it woken: a notify is a
+    /// system call even with no one waiting).
+    sink_waiting: bool,
+    /// Mapping threads asleep for room ahead.
+    takers_waiting: usize,
+}
+
+impl<R> QueueState<R> {
+    /// Whether a sleeping sink has enough to do to be woken: a run of
+    /// results, or every result taken when no more will come until it
+    /// hands over (all items taken, or the mapping threads wait for room).
+    fn sink_has_a_run(&self) -> bool {
+        self.ready >= SINK_BATCH
+            || (self.ready > 0
+                && self.ready == self.done.len()
+                && (self.next == self.total || self.takers_waiting > 0))
+    }
 }
 
 impl<R> OrderedQueue<R> {
@@ -330,13 +377,20 @@ impl<R> OrderedQueue<R> {
     }
 
     /// The next item to map, once there is room ahead; `None` when all are
-    /// taken or the work stopped.
-    fn take<T>(&self, items: &[T], ahead: usize, weight: impl Fn(&T) -> usize) -> Option<usize> {
-        let mut q = self.lock();
+    /// taken or the work stopped. `q` is the locked state, returned locked.
+    fn take<'q, T>(
+        &'q self,
+        mut q: std::sync::MutexGuard<'q, QueueState<R>>,
+        items: &[T],
+        ahead: usize,
+        weight: impl Fn(&T) -> usize,
+    ) -> (Option<usize>, std::sync::MutexGuard<'q, QueueState<R>>) {
         loop {
-            let item = items.get(q.next)?;
+            let Some(item) = items.get(q.next) else {
+                return (None, q);
+            };
             if q.stop {
-                return None;
+                return (None, q);
             }
             let w = weight(item);
             if q.weight_ahead == 0 || q.weight_ahead + w <= ahead {
@@ -344,48 +398,74 @@ impl<R> OrderedQueue<R> {
                 q.next += 1;
                 q.weight_ahead += w;
                 q.done.push_back(None);
-                return Some(i);
+                return (Some(i), q);
+            }
+            q.takers_waiting += 1;
+            // The sink may sleep waiting for more results than will come
+            // before it makes room.
+            if q.sink_waiting && q.sink_has_a_run() {
+                self.sink_wakes.notify_one();
             }
             q = self
-                .changed
+                .room
                 .wait(q)
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
+            q.takers_waiting -= 1;
         }
     }
 
-    fn finish(&self, i: usize, r: R) {
+    /// Hands in the result of item `i`; returns the state locked.
+    fn finish(&self, i: usize, r: R) -> std::sync::MutexGuard<'_, QueueState<R>> {
         let mut q = self.lock();
         let at = i - q.handed;
         q.done[at] = Some(r);
-        if at == 0 {
-            self.changed.notify_all();
+        if at == q.ready {
+            q.ready += 1;
+            while q.done.get(q.ready).is_some_and(Option::is_some) {
+                q.ready += 1;
+            }
+            if q.sink_waiting && q.sink_has_a_run() {
+                self.sink_wakes.notify_one();
+            }
         }
+        q
     }
 
-    /// The next result in order, once done (`None` if the work stopped).
-    fn next_result(&self, weight: usize) -> Option<R> {
+    /// The results ready in order, into `run`, once there are some
+    /// (`false` if the work stopped). `handed_weight`: the weight of the
+    /// run before, handed over since: it counted ahead until now, so that
+    /// the results held weigh at most `ahead` however many a run takes.
+    /// One lock per run, not per result.
+    fn next_run(&self, handed_weight: usize, run: &mut std::collections::VecDeque<R>) -> bool {
         let mut q = self.lock();
+        q.weight_ahead -= handed_weight;
+        if handed_weight > 0 && q.takers_waiting > 0 {
+            self.room.notify_all();
+        }
         loop {
-            if let Some(Some(_)) = q.done.front() {
-                let r = q.done.pop_front().flatten();
-                q.handed += 1;
-                q.weight_ahead -= weight;
-                self.changed.notify_all();
-                return r;
+            if q.ready > 0 {
+                let n = q.ready;
+                run.extend(q.done.drain(..n).flatten());
+                q.ready = 0;
+                q.handed += n;
+                return true;
             }
             if q.stop {
-                return None;
+                return false;
             }
+            q.sink_waiting = true;
             q = self
-                .changed
+                .sink_wakes
                 .wait(q)
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
+            q.sink_waiting = false;
         }
     }
 
     fn stop(&self) {
         self.lock().stop = true;
-        self.changed.notify_all();
+        self.sink_wakes.notify_all();
+        self.room.notify_all();
     }
 }
 
