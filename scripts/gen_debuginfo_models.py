@@ -22,7 +22,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -72,15 +71,8 @@ def main():
 def write_torch(env):
     torch_out = OUT / "torch_transformer_encoder_f32_train.hlo"
     code = TORCH.format(scripts=str(REPO / "scripts"), out=str(torch_out))
-    # A file, not `-c`: torch-xla 2.9 fails to lower (std::bad_alloc) the
-    # device data made under the dispatch mode when its outermost frame is
-    # `<string>`.
-    with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "torch_debuginfo.py"
-        script.write_text(code)
-        subprocess.run([str(VENVS / "torch" / "bin" / "python"), str(script)],
-                       check=True,
-                       env=dict(env, XLA_HLO_DEBUG="1", XLA_IR_DEBUG="1"))
+    subprocess.run([str(VENVS / "torch" / "bin" / "python"), "-c", code],
+                   check=True, env=dict(env, XLA_HLO_DEBUG="1", XLA_IR_DEBUG="1"))
     # The machine's paths are not the model's: keep what follows site-packages.
     text = re.sub(r'source_file="[^"]*site-packages/', 'source_file="',
                   torch_out.read_text())

@@ -24,6 +24,8 @@ outputs. For backward, each module's post-hook claims the autograd nodes
 between its outputs and its inputs, innermost module first, and the mode
 asks autograd which node is running.
 """
+import sys
+
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -88,15 +90,22 @@ class ModulePaths(TorchDispatchMode):
         if prefix:
             import _XLAC  # torch-xla's extension, loaded by torch_xla
             # With a prefix, torch-xla keeps this many Python frames, the
-            # outermost first, and source_file/line is the innermost kept.
-            # All of them: fewer (down to this file's) failed the lowering
-            # with std::bad_alloc now and then, as 0 always does. The line
-            # is then torch's dispatcher (torch/_ops.py), not the user's.
-            frames = 1 << 16
+            # outermost first, and source_file/line is the innermost kept:
+            # all but this one, so the line is where the op was called. At
+            # least one (0 fails its lowering with std::bad_alloc): backward
+            # may run on autograd's own thread, with no frame but this one.
+            frames = max(_depth(sys._getframe()) - 1, 1)
             for t in _tensors(out):
                 if t.device.type == "xla":
                     _XLAC._set_xla_custom_op_name_prefix(t, prefix + "/", frames)
         return out
+
+
+def _depth(frame):
+    n = 0
+    while frame is not None:
+        n, frame = n + 1, frame.f_back
+    return n
 
 
 def _tensors(x):
