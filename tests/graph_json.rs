@@ -227,6 +227,12 @@ fn a_torch_train_step_marks_each_raise_by_pass() {
             .iter()
             .map(|n| n["namespace"].as_str().unwrap())
             .collect();
+        // torch-xla's own scope of its scalar adds (`aten__add.4/aten__add`)
+        // is no layer: such a node is in the layer its neighbours share.
+        assert!(layers.iter().all(|l| !l.contains("aten__")), "{layers:?}");
+        let residual = nodes(g).iter().find(|n| n["id"] == "add.231").unwrap();
+        assert_eq!(attr(residual, "op_name"), Some("aten__add.4/aten__add"));
+        assert_eq!(residual["namespace"], "TransformerEncoder/layers.0");
         for layer in [
             "TransformerEncoder/layers.0/self_attn",
             "TransformerEncoder/layers.1/linear1",
