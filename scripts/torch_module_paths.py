@@ -22,12 +22,18 @@ Forward hooks keep the stack of running modules; a dispatch mode (below
 autograd, so it sees every aten op, backward included) names each op's
 outputs. For backward, each module's post-hook claims the autograd nodes
 between its outputs and its inputs, innermost module first, and the mode
-asks autograd which node is running.
+asks autograd which node is running. source_file/source_line stay the
+user's innermost line (backward runs on the caller's thread for it).
 """
+import os
 import sys
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+
+# Frames of these files are not the user's.
+_LIBRARIES = (os.path.dirname(torch.__file__) + os.sep, os.path.abspath(__file__))
+
 
 class ModulePaths(TorchDispatchMode):
     def __init__(self, root=None):
@@ -43,11 +49,15 @@ class ModulePaths(TorchDispatchMode):
         nn = torch.nn.modules.module
         self.handles = [nn.register_module_forward_pre_hook(self._enter),
                         nn.register_module_forward_hook(self._leave)]
+        # Backward on the caller's thread, so its ops have the user's frames.
+        self.one_thread = torch.autograd.set_multithreading_enabled(False)
+        self.one_thread.__enter__()
         return super().__enter__()
 
     def __exit__(self, *exc):
         for h in self.handles:
             h.remove()
+        self.one_thread.__exit__(*exc)
         return super().__exit__(*exc)
 
     def _name(self, module):
@@ -91,21 +101,31 @@ class ModulePaths(TorchDispatchMode):
             import _XLAC  # torch-xla's extension, loaded by torch_xla
             # With a prefix, torch-xla keeps this many Python frames, the
             # outermost first, and source_file/line is the innermost kept:
-            # all but this one, so the line is where the op was called. At
-            # least one (0 fails its lowering with std::bad_alloc): backward
-            # may run on autograd's own thread, with no frame but this one.
-            frames = max(_depth(sys._getframe()) - 1, 1)
+            # down to the user's innermost frame (their model's line, or
+            # their `.backward()`), as JAX's source lines are.
+            frames = _user_frames(sys._getframe(1))
             for t in _tensors(out):
                 if t.device.type == "xla":
                     _XLAC._set_xla_custom_op_name_prefix(t, prefix + "/", frames)
         return out
 
 
-def _depth(frame):
-    n = 0
+def _user_frames(frame):
+    """The frames from the outermost down to the innermost one that is not
+    torch's, torch-xla's or this file's; at least one (0 fails torch-xla's
+    lowering with std::bad_alloc)."""
+    libraries = _LIBRARIES
+    xla = sys.modules.get("torch_xla")
+    if xla is not None:
+        libraries += (os.path.dirname(xla.__file__) + os.sep,)
+    files = []
     while frame is not None:
-        n, frame = n + 1, frame.f_back
-    return n
+        files.append(os.path.abspath(frame.f_code.co_filename))
+        frame = frame.f_back
+    for k, f in enumerate(files):  # innermost first
+        if not f.startswith(libraries):
+            return len(files) - k
+    return max(len(files), 1)
 
 
 def _tensors(x):
