@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The pictures of the report page in docs/report.md: the page of a Flax
-# BERT train step and of a PyTorch/XLA encoder train step, each run
-# through the default pipeline and shot by headless Chromium (the first
+# BERT train step and of a PyTorch/XLA encoder train step (the latter
+# written with its metadata, so each rewrite names its source line), each
+# run through the default pipeline and shot by headless Chromium (the first
 # screenful: the pass table and the first rewrite, before and after).
 #   cargo build --release && scripts/report_screenshots.sh
 set -euo pipefail
@@ -21,4 +22,4 @@ shot() {
   echo "docs/$name.png"
 }
 shot report-flax-bert-train tests/data/frontend/jax/flax_bert_train_f32.hlo
-shot report-torch-encoder-train tests/data/frontend/torch/torch_transformer_encoder_f32_train.hlo
+shot report-torch-encoder-train tests/data/frontend/debuginfo/torch_transformer_encoder_f32_train.hlo

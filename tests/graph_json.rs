@@ -188,34 +188,77 @@ fn a_torch_train_step_marks_each_raise_by_pass() {
         made,
         BTreeSet::from([
             (
-                "SoftmaxBackward_multiply.618",
+                "SoftmaxBackward_multiply.624",
                 "native-to-custom-softmax-dx"
             ),
             (
-                "SoftmaxBackward_multiply.872",
+                "SoftmaxBackward_multiply.879",
                 "native-to-custom-softmax-dx"
             ),
-            ("Softmax_divide.181", "native-to-custom-softmax"),
-            ("Softmax_divide.341", "native-to-custom-softmax"),
+            ("Softmax_divide.184", "native-to-custom-softmax"),
+            ("Softmax_divide.347", "native-to-custom-softmax"),
         ])
     );
     // The rewritten instructions are marked before, by the same passes.
     let matched = marked(before, &overlay, "matched");
     for (id, pass) in [
-        ("divide.181", "native-to-custom-softmax"),
-        ("multiply.618", "native-to-custom-softmax-dx"),
+        ("divide.184", "native-to-custom-softmax"),
+        ("multiply.624", "native-to-custom-softmax-dx"),
     ] {
         let n = matched.iter().find(|n| n["id"] == id).unwrap();
         assert_eq!(attr(n, "hlo_opt_pass"), Some(pass));
         assert!(attr(n, "hlo_opt_reason").unwrap().contains(id));
     }
-    // torch-xla's metadata: the aten op and its Python line.
+    // torch-xla's metadata (written with scripts/torch_module_paths.py):
+    // the nn.Module path, then the aten op; its Python line.
     let n = nodes(before)
         .iter()
-        .find(|n| n["id"] == "divide.181")
+        .find(|n| n["id"] == "divide.184")
         .unwrap();
-    assert!(attr(n, "op_name").unwrap().starts_with("aten__"));
+    assert_eq!(
+        attr(n, "op_name"),
+        Some("TransformerEncoder/layers.0/self_attn/aten__softmax")
+    );
     assert!(attr(n, "source_file").is_some());
+    // The layers are the modules, forward and backward, in both graphs; the
+    // raised softmaxes are in theirs.
+    for g in [before, after] {
+        let layers: BTreeSet<&str> = nodes(g)
+            .iter()
+            .map(|n| n["namespace"].as_str().unwrap())
+            .collect();
+        // torch-xla's own scope of its scalar adds (`aten__add.4/aten__add`)
+        // is no layer: such a node is in the layer its neighbours share.
+        assert!(layers.iter().all(|l| !l.contains("aten__")), "{layers:?}");
+        let residual = nodes(g).iter().find(|n| n["id"] == "add.231").unwrap();
+        assert_eq!(attr(residual, "op_name"), Some("aten__add.4/aten__add"));
+        assert_eq!(residual["namespace"], "TransformerEncoder/layers.0");
+        for layer in [
+            "TransformerEncoder/layers.0/self_attn",
+            "TransformerEncoder/layers.1/linear1",
+            "backward/TransformerEncoder/layers.1/self_attn",
+            "backward/TransformerEncoder/layers.0/norm2",
+        ] {
+            assert!(layers.contains(layer), "{layer}: {layers:?}");
+        }
+    }
+    for (id, layer) in [
+        (
+            "Softmax_divide.184",
+            "TransformerEncoder/layers.0/self_attn",
+        ),
+        (
+            "Softmax_divide.347",
+            "TransformerEncoder/layers.1/self_attn",
+        ),
+        (
+            "SoftmaxBackward_multiply.624",
+            "backward/TransformerEncoder/layers.1/self_attn",
+        ),
+    ] {
+        let n = nodes(after).iter().find(|n| n["id"] == id).unwrap();
+        assert_eq!(n["namespace"], layer, "{id}");
+    }
 }
 
 #[test]

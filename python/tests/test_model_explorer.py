@@ -106,11 +106,17 @@ def test_a_torch_train_step_before_and_after():
         check_format(g)
     made = [n for n in after["nodes"] if attr(n, "hlo_opt_pass")]
     assert sorted(n["id"] for n in made) == [
-        "SoftmaxBackward_multiply.618", "SoftmaxBackward_multiply.872",
-        "Softmax_divide.181", "Softmax_divide.341"]
-    # torch-xla's op_name is the aten op; its source line is kept.
-    call = next(n for n in made if n["id"] == "Softmax_divide.181")
+        "SoftmaxBackward_multiply.624", "SoftmaxBackward_multiply.879",
+        "Softmax_divide.184", "Softmax_divide.347"]
+    # op_name is the module path and the aten op (scripts/torch_module_paths.py):
+    # the layers are the modules, forward and backward, in both graphs.
+    call = next(n for n in made if n["id"] == "Softmax_divide.184")
+    assert call["namespace"] == "TransformerEncoder/layers.0/self_attn"
     assert attr(call, "source_file")
+    for g in (before, after):
+        layers = {n["namespace"] for n in g["nodes"]}
+        assert {"TransformerEncoder/layers.0/self_attn",
+                "backward/TransformerEncoder/layers.1/self_attn"} <= layers
     assert not any(attr(n, "computation").startswith("region_")
                    for g in (before, after) for n in g["nodes"] if attr(n, "computation"))
 

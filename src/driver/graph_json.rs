@@ -6,7 +6,9 @@
 //! The model's own structure: each node's namespace is its `op_name`
 //! metadata without the op (JAX's `jit(f)/jvp(Block_0)/Dense_1/dot_general`
 //! is in `jvp(Block_0)/Dense_1`; the `jit(f)` all nodes share is dropped,
-//! so the first view shows the user's layers). The computations a while,
+//! so the first view shows the user's layers; torch-xla's scope of its
+//! scalar ops, `aten__add.4/aten__add`, is no layer: such nodes join their
+//! neighbours'). The computations a while,
 //! a conditional or a call runs are drawn inside it, in a layer under the
 //! caller's namespace (`while.5 body`), fed by the caller's operands and
 //! feeding it; the scalar bodies of reduce, scatter, sort, map and the
@@ -15,7 +17,7 @@
 //! Written as a stream: a node at a time, never a JSON tree of a module.
 
 use crate::ir::instruction::AttrValue;
-use crate::ir::{CompId, Instruction, Module, Opcode};
+use crate::ir::{CompId, InstrId, Instruction, Module, Opcode};
 use crate::passes::{PassRun, ReportEntry};
 use crate::util::{FxMap, FxSet};
 use std::io::{self, Write};
@@ -324,6 +326,25 @@ fn op_name(i: &Instruction) -> Option<&str> {
     }
 }
 
+/// Whether the instruction is named by torch-xla's own scope rather than
+/// the prefix the user set: torch-xla builds some scalar adds and
+/// multiplies in a scope that wins over the prefix, `aten__add.6/aten__add`
+/// (the op, a dot and a counter, then the op). That scope is not a layer.
+fn torch_scope(i: &Instruction) -> bool {
+    let Some(AttrValue::Metadata(md)) = i.attr("metadata") else {
+        return false;
+    };
+    let Some((scope, op)) = md.op_name.split_once('/') else {
+        return false;
+    };
+    !op.is_empty()
+        && op == &*md.op_type
+        && scope
+            .strip_prefix(op)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The first `op_name` component every named op of the entry shares
 /// (JAX's `jit(f)`), dropped from the namespaces: else the first view is
 /// one box. (The ops of called computations are named from their call.)
@@ -332,6 +353,9 @@ fn shared_head(module: &Module) -> Option<String> {
     let mut head: Option<&str> = None;
     for (_, i) in entry.instructions() {
         let Some(name) = op_name(i) else { continue };
+        if torch_scope(i) {
+            continue;
+        }
         let path = op_path(name);
         // An op with no layer around it has nothing to drop.
         if path.len() < 2 {
@@ -354,6 +378,8 @@ struct Namespaces<'m> {
     /// Each nested computation's layer, and the caller's `op_name` path
     /// its instructions' own paths repeat.
     bases: FxMap<CompId, (String, Vec<String>)>,
+    /// Per computation, the layers of its torch-xla-scoped instructions.
+    borrowed: FxMap<CompId, FxMap<InstrId, Vec<String>>>,
 }
 
 impl<'m> Namespaces<'m> {
@@ -363,7 +389,71 @@ impl<'m> Namespaces<'m> {
             placements: placements(module),
             head: shared_head(module),
             bases: FxMap::default(),
+            borrowed: FxMap::default(),
         }
+    }
+
+    /// The layers of a computation's torch-xla-scoped instructions: each
+    /// group of them with one `op_name`, connected through operands and
+    /// users, is in the deepest layer its other neighbours share (the
+    /// residual add between `layers.0/self_attn` and `layers.0/norm1` is
+    /// in `layers.0`).
+    fn borrowed_paths(&self, comp: CompId) -> FxMap<InstrId, Vec<String>> {
+        let c = self.module.comp(comp);
+        let mut out = FxMap::default();
+        let mut seen = FxSet::default();
+        for (id, i) in c.instructions() {
+            if !torch_scope(i) || !seen.insert(id) {
+                continue;
+            }
+            let (mut group, mut k) = (vec![id], 0);
+            let mut shared: Option<Vec<String>> = None;
+            while k < group.len() {
+                let g = c.instr(group[k]);
+                k += 1;
+                for &n in g.operands().iter().chain(g.users()) {
+                    let ni = c.instr(n);
+                    if torch_scope(ni) {
+                        if op_name(ni) == op_name(i) && seen.insert(n) {
+                            group.push(n);
+                        }
+                        continue;
+                    }
+                    let path = self.own_path(ni);
+                    if path.is_empty() {
+                        continue;
+                    }
+                    shared = Some(match shared {
+                        None => path,
+                        Some(s) => s
+                            .into_iter()
+                            .zip(path)
+                            .take_while(|(a, b)| a == b)
+                            .map(|(a, _)| a)
+                            .collect(),
+                    });
+                }
+            }
+            let shared = shared.unwrap_or_default();
+            for g in group {
+                out.insert(g, shared.clone());
+            }
+        }
+        out
+    }
+
+    /// The instruction's layers: its own, or for a torch-xla-scoped one
+    /// its neighbours'.
+    fn path(&mut self, comp: CompId, id: InstrId) -> Vec<String> {
+        let i = self.module.comp(comp).instr(id);
+        if !torch_scope(i) {
+            return self.own_path(i);
+        }
+        if !self.borrowed.contains_key(&comp) {
+            let paths = self.borrowed_paths(comp);
+            self.borrowed.insert(comp, paths);
+        }
+        self.borrowed[&comp].get(&id).cloned().unwrap_or_default()
     }
 
     /// The instruction's layers from its `op_name`, without the shared head.
@@ -393,7 +483,7 @@ impl<'m> Namespaces<'m> {
                 let (cc, ci) = *caller;
                 let role = role.clone();
                 let caller = module.comp(cc).instr(ci);
-                let ns = self.namespace(cc, caller, depth + 1);
+                let ns = self.namespace(cc, ci, depth + 1);
                 let mut strip = self.own_path(caller);
                 // The caller's own op (`while`) is in its callees' paths.
                 if let Some(name) = op_name(caller) {
@@ -414,9 +504,9 @@ impl<'m> Namespaces<'m> {
         base
     }
 
-    fn namespace(&mut self, comp: CompId, i: &Instruction, depth: usize) -> String {
+    fn namespace(&mut self, comp: CompId, id: InstrId, depth: usize) -> String {
         let (base, strip) = self.base(comp, depth);
-        let mut path = self.own_path(i);
+        let mut path = self.path(comp, id);
         if !strip.is_empty() && path.starts_with(&strip) {
             path.drain(..strip.len());
         }
@@ -498,7 +588,7 @@ fn graph(
                 out.write_all(b",\n")?;
             }
             first = false;
-            let namespace = spaces.namespace(cid, instr, 0);
+            let namespace = spaces.namespace(cid, iid, 0);
             let mark = marks.get(&(comp.name.to_string(), instr.name.to_string()));
             let edges = extra.get(&(cid, iid)).map(Vec::as_slice).unwrap_or(&[]);
             node(
