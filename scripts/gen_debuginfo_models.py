@@ -43,6 +43,8 @@ open({out!r}, "w").write(text)
 TORCH = """
 import sys
 sys.path.insert(0, {scripts!r})
+# The package's helper, imported alone: this venv has torch, not hlo_opt.
+sys.path.insert(0, {package!r})
 import gen_frontend_models_torch as g
 from torch_module_paths import ModulePaths
 with ModulePaths():
@@ -70,7 +72,8 @@ def main():
 
 def write_torch(env):
     torch_out = OUT / "torch_transformer_encoder_f32_train.hlo"
-    code = TORCH.format(scripts=str(REPO / "scripts"), out=str(torch_out))
+    code = TORCH.format(scripts=str(REPO / "scripts"), package=str(REPO / "python" / "hlo_opt"),
+                        out=str(torch_out))
     subprocess.run([str(VENVS / "torch" / "bin" / "python"), "-c", code],
                    check=True, env=dict(env, XLA_HLO_DEBUG="1", XLA_IR_DEBUG="1"))
     # The machine's paths are not the model's: keep what follows site-packages.

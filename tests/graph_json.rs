@@ -209,7 +209,7 @@ fn a_torch_train_step_marks_each_raise_by_pass() {
         assert_eq!(attr(n, "hlo_opt_pass"), Some(pass));
         assert!(attr(n, "hlo_opt_reason").unwrap().contains(id));
     }
-    // torch-xla's metadata (written with scripts/torch_module_paths.py):
+    // torch-xla's metadata (written with python/hlo_opt/torch_module_paths.py):
     // the nn.Module path, then the aten op; its Python line.
     let n = nodes(before)
         .iter()

@@ -108,7 +108,7 @@ def test_a_torch_train_step_before_and_after():
     assert sorted(n["id"] for n in made) == [
         "SoftmaxBackward_multiply.624", "SoftmaxBackward_multiply.879",
         "Softmax_divide.184", "Softmax_divide.347"]
-    # op_name is the module path and the aten op (scripts/torch_module_paths.py):
+    # op_name is the module path and the aten op (python/hlo_opt/torch_module_paths.py):
     # the layers are the modules, forward and backward, in both graphs.
     call = next(n for n in made if n["id"] == "Softmax_divide.184")
     assert call["namespace"] == "TransformerEncoder/layers.0/self_attn"
