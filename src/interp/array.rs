@@ -353,6 +353,72 @@ pub fn strided_map(out_dims: &[usize], step: &[isize], base: isize) -> Vec<usize
     }
 }
 
+/// The elements [`strided_map`] would index, gathered directly (no index
+/// array), rows on all cores when large: transpose, broadcast, slice and
+/// reverse.
+pub fn strided_take<T: Copy + Send + Sync>(
+    src: &[T],
+    out_dims: &[usize],
+    step: &[isize],
+    base: isize,
+) -> Vec<T> {
+    let n: usize = out_dims.iter().product();
+    if n == 0 {
+        return Vec::new();
+    }
+    let rank = out_dims.len();
+    if rank == 0 {
+        return vec![src[base as usize]];
+    }
+    let inner = out_dims[rank - 1];
+    let inner_step = step[rank - 1];
+    let mut out = vec![src[0]; n];
+    super::par::for_chunks(&mut out, inner, |start, chunk| {
+        // The outer index of this chunk's first row.
+        let mut idx = vec![0usize; rank];
+        let mut row = start / inner;
+        let mut cur = base;
+        for d in (0..rank - 1).rev() {
+            idx[d] = row % out_dims[d];
+            row /= out_dims[d];
+            cur += idx[d] as isize * step[d];
+        }
+        for out_row in chunk.chunks_mut(inner) {
+            match inner_step {
+                0 => out_row.fill(src[cur as usize]),
+                1 => out_row.copy_from_slice(&src[cur as usize..cur as usize + inner]),
+                _ => {
+                    let mut p = cur;
+                    for o in out_row.iter_mut() {
+                        *o = src[p as usize];
+                        p += inner_step;
+                    }
+                }
+            }
+            // Advance the outer dimensions.
+            let mut d = rank - 1;
+            while d > 0 {
+                d -= 1;
+                idx[d] += 1;
+                cur += step[d];
+                if idx[d] < out_dims[d] {
+                    break;
+                }
+                cur -= step[d] * out_dims[d] as isize;
+                idx[d] = 0;
+            }
+        }
+    });
+    out
+}
+
+impl Data {
+    /// The elements at the indices [`strided_map`] gives, in that order.
+    pub fn strided(&self, out_dims: &[usize], step: &[isize], base: isize) -> Data {
+        map_data!(self, v => strided_take(v, out_dims, step, base))
+    }
+}
+
 /// A value: an array, a tuple of values, or a token.
 #[derive(Clone, Debug)]
 pub enum Value {

@@ -282,16 +282,7 @@ pub fn dot(lhs: &Array, rhs: &Array, dd: &DotDims, out_ty: PrimitiveType) -> Res
     let data = match (&lt.data, &rt.data) {
         (Data::F32(x), Data::F32(y)) if out_ty != PrimitiveType::F64 => {
             let mut c = vec![0f32; total];
-            for bi in 0..b {
-                gemm32(
-                    m,
-                    k,
-                    n,
-                    &x[bi * m * k..(bi + 1) * m * k],
-                    &y[bi * k * n..(bi + 1) * k * n],
-                    &mut c[bi * m * n..(bi + 1) * m * n],
-                );
-            }
+            batched_gemm((b, m, k, n), x, y, &mut c, gemm32);
             from_f32_vec(out_ty, c)?
         }
         (Data::S(x), Data::S(y)) => int_dot(b, m, k, n, x, y, out_ty)?,
@@ -307,16 +298,7 @@ pub fn dot(lhs: &Array, rhs: &Array, dd: &DotDims, out_ty: PrimitiveType) -> Res
             let x = to_f64_vec(&lt.data, lt.ty);
             let y = to_f64_vec(&rt.data, rt.ty);
             let mut c = vec![0f64; total];
-            for bi in 0..b {
-                gemm64(
-                    m,
-                    k,
-                    n,
-                    &x[bi * m * k..(bi + 1) * m * k],
-                    &y[bi * k * n..(bi + 1) * k * n],
-                    &mut c[bi * m * n..(bi + 1) * m * n],
-                );
-            }
+            batched_gemm((b, m, k, n), &x, &y, &mut c, gemm64);
             from_f64_vec(out_ty, &c)?
         }
     };
@@ -389,6 +371,42 @@ fn int_dot(
     } else {
         from_f64_vec(out_ty, &c.iter().map(|&v| v as f64).collect::<Vec<_>>())?
     })
+}
+
+/// `b` GEMMs `C[i] = A[i] * B[i]` (row-major, `A[i]` m x k, `B[i]` k x n)
+/// on all cores: split over the batch when it has enough matrices, else
+/// over the rows of each product. Each element of C is the same sum in the
+/// same order either way (the GEMM blocks only the k axis for a given
+/// element), so the bits do not depend on the split.
+fn batched_gemm<T: Send + Sync>(
+    (b, m, k, n): (usize, usize, usize, usize),
+    x: &[T],
+    y: &[T],
+    c: &mut [T],
+    gemm: fn(usize, usize, usize, &[T], &[T], &mut [T]),
+) {
+    let (mn, mk, kn) = (m * n, m * k, k * n);
+    if mn == 0 {
+        return;
+    }
+    let worth = b.saturating_mul(mn).saturating_mul(k.max(1)) >= 1 << 18;
+    if b >= super::par::threads() {
+        super::par::for_chunks_if(c, mn, worth, |start, chunk| {
+            for (j, cb) in chunk.chunks_mut(mn).enumerate() {
+                let bi = start / mn + j;
+                gemm(m, k, n, &x[bi * mk..(bi + 1) * mk], &y[bi * kn..(bi + 1) * kn], cb);
+            }
+        });
+        return;
+    }
+    for (bi, cb) in c.chunks_mut(mn).enumerate() {
+        let (a, bm) = (&x[bi * mk..(bi + 1) * mk], &y[bi * kn..(bi + 1) * kn]);
+        super::par::for_chunks_if(cb, n, worth, |start, rows| {
+            let r0 = start / n;
+            let r = rows.len() / n;
+            gemm(r, k, n, &a[r0 * k..(r0 + r) * k], bm, rows);
+        });
+    }
 }
 
 /// C[m,n] = A[m,k] * B[k,n], row-major, f32.

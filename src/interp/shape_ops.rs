@@ -198,8 +198,8 @@ pub fn broadcast(a: &Array, out_dims: &[usize], dimensions: &[i64]) -> Result<Ar
         }
         step[d] = st[k] as isize;
     }
-    let map = strided_map(out_dims, &step, 0);
-    Array::new(a.ty, out_dims.to_vec(), a.data.take(&map))
+    let data = a.data.strided(out_dims, &step, 0);
+    Array::new(a.ty, out_dims.to_vec(), data)
 }
 
 pub fn reshape(a: &Array, out_dims: &[usize]) -> Result<Array> {
@@ -296,8 +296,8 @@ pub fn transpose(a: &Array, perm: &[usize]) -> Result<Array> {
     let st = strides(&a.dims);
     let out_dims: Vec<usize> = perm.iter().map(|&p| a.dims[p]).collect();
     let step: Vec<isize> = perm.iter().map(|&p| st[p] as isize).collect();
-    let map = strided_map(&out_dims, &step, 0);
-    Array::new(a.ty, out_dims, a.data.take(&map))
+    let data = a.data.strided(&out_dims, &step, 0);
+    Array::new(a.ty, out_dims, data)
 }
 
 pub fn slice(a: &Array, spec: &[(i64, i64, i64)]) -> Result<Array> {
@@ -323,8 +323,8 @@ pub fn slice(a: &Array, spec: &[(i64, i64, i64)]) -> Result<Array> {
         step.push(st[k] as isize * t as isize);
         base += st[k] as isize * s as isize;
     }
-    let map = strided_map(&out_dims, &step, base);
-    Array::new(a.ty, out_dims, a.data.take(&map))
+    let data = a.data.strided(&out_dims, &step, base);
+    Array::new(a.ty, out_dims, data)
 }
 
 /// Start indices clamped as XLA does: into [0, dim - size].
@@ -488,8 +488,8 @@ pub fn reverse(a: &Array, dims: &[i64]) -> Result<Array> {
         }
         step[d] = -step[d];
     }
-    let map = strided_map(&a.dims, &step, base);
-    Array::new(a.ty, a.dims.clone(), a.data.take(&map))
+    let data = a.data.strided(&a.dims, &step, base);
+    Array::new(a.ty, a.dims.clone(), data)
 }
 
 /// XLA gather dimension numbers.
