@@ -128,9 +128,13 @@ for line in sys.stdin:
             t0 = time.perf_counter()
             ex = dev[0].client.compile_and_load(mlir, dev, _jax.CompileOptions())
             compile_s = time.perf_counter() - t0
-            args = [jax.device_put(a, dev[0]) for a in ins]
             out({"ok": True, "compile_s": compile_s})
         elif req["op"] == "run":
+            # Fresh device buffers each run (untimed): a module may donate
+            # its inputs, which the run then deletes.
+            args = [jax.device_put(a, dev[0]) for a in ins]
+            for a in args:
+                a.block_until_ready()
             t0 = time.perf_counter()
             res = ex.execute(args)
             for r in res:
@@ -240,10 +244,17 @@ def main():
         diff = max_diff(py, tmp / "ours.npz", tmp / "xla.npz")
         xs, es, ws = [], [], []
         for _ in range(a.runs):
-            xs.append(worker.ask(op="run")["s"])
+            w = worker.ask(op="run")
             ev, wall, e = run_hlo_opt(a.hlo_opt, mod, npz, tmp / "ours.npz")
+            if not w["ok"] or e:
+                break
+            xs.append(w["s"])
             es.append(ev)
             ws.append(wall)
+        if len(xs) < a.runs:
+            results.append({"module": name, "skipped": "a timed run failed: " +
+                            (w.get("error") or e or "?")})
+            continue
         x, ev, wall = statistics.median(xs), statistics.median(es), statistics.median(ws)
         goal = a.goal_large if mod.name == LARGE.name else a.goal
         ratio = ev / x

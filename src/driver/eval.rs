@@ -173,7 +173,7 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
     let result = evaluate(&module, &inputs).map_err(|e| format!("{file}: {e}"))?;
     if cli.time {
         crate::util::diag(&format!(
-            "evaluated in {:.3} s\n",
+            "evaluated in {:.6} s\n",
             start.elapsed().as_secs_f64()
         ));
     }

@@ -12,7 +12,7 @@
 use super::array::{element_count, shape_dims, Array, Data, Value};
 use super::attrs::{self, dim_index};
 use super::convert::{from_f32_vec, from_f64_vec, to_f64_vec};
-use super::shape_ops::{concatenate, dynamic_update_slice, reshape, slice, transpose};
+use super::shape_ops::{concatenate, dynamic_update_slice, reshape, slice, transposed};
 use super::{err, expect_operands, operand, Result};
 use crate::ir::{Instruction, PrimitiveType};
 
@@ -272,8 +272,8 @@ pub fn dot(lhs: &Array, rhs: &Array, dd: &DotDims, out_ty: PrimitiveType) -> Res
     );
     let lperm: Vec<usize> = lb.iter().chain(&lf).chain(&lc).copied().collect();
     let rperm: Vec<usize> = rb.iter().chain(&rc).chain(&rf).copied().collect();
-    let lt = transpose(lhs, &lperm)?;
-    let rt = transpose(rhs, &rperm)?;
+    let lt = transposed(lhs, &lperm)?;
+    let rt = transposed(rhs, &rperm)?;
     let mut out_dims: Vec<usize> = lb.iter().map(|&d| lhs.dims[d]).collect();
     out_dims.extend(lf.iter().map(|&d| lhs.dims[d]));
     out_dims.extend(rf.iter().map(|&d| rhs.dims[d]));
@@ -394,7 +394,14 @@ fn batched_gemm<T: Send + Sync>(
         super::par::for_chunks_if(c, mn, worth, |start, chunk| {
             for (j, cb) in chunk.chunks_mut(mn).enumerate() {
                 let bi = start / mn + j;
-                gemm(m, k, n, &x[bi * mk..(bi + 1) * mk], &y[bi * kn..(bi + 1) * kn], cb);
+                gemm(
+                    m,
+                    k,
+                    n,
+                    &x[bi * mk..(bi + 1) * mk],
+                    &y[bi * kn..(bi + 1) * kn],
+                    cb,
+                );
             }
         });
         return;

@@ -44,7 +44,9 @@ impl Rng {
     /// [`Rng::next_u64`] had been called that many times (SplitMix64's
     /// state is a counter).
     fn ahead(&self, draws: u64) -> Rng {
-        Rng(self.0.wrapping_add(draws.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        Rng(self
+            .0
+            .wrapping_add(draws.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
     }
 
     /// `n` standard normals, the same values as `n` calls of

@@ -275,6 +275,15 @@ pub fn bitcast(a: &Array, from: &Shape, to: &Shape) -> Result<Array> {
 }
 
 /// Result dim i is operand dim perm[i].
+/// [`transpose`], borrowing `a` when `perm` keeps every dimension in place
+/// (no copy of an operand already in the order a dot or reduce wants).
+pub fn transposed<'a>(a: &'a Array, perm: &[usize]) -> Result<std::borrow::Cow<'a, Array>> {
+    if perm.len() == a.rank() && perm.iter().enumerate().all(|(i, &p)| i == p) {
+        return Ok(std::borrow::Cow::Borrowed(a));
+    }
+    transpose(a, perm).map(std::borrow::Cow::Owned)
+}
+
 pub fn transpose(a: &Array, perm: &[usize]) -> Result<Array> {
     if perm.len() != a.rank() {
         return Err(err(format!(
