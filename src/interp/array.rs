@@ -606,3 +606,28 @@ pub fn shape_dims(shape: &Shape) -> Result<Vec<usize>> {
         .map(|&d| usize::try_from(d).map_err(|_| err(format!("bad dimension in {shape}"))))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gathered directly (on all cores: the outputs are past
+    /// `par::MIN_PARALLEL`), a transpose, a broadcast and a reversed
+    /// slice take the elements the index map names.
+    #[test]
+    fn strided_take_is_the_index_map() {
+        let src: Vec<u32> = (0..192 * 1024).collect();
+        let cases: [(&[usize], &[isize], isize); 3] = [
+            (&[1024, 192], &[1, 1024], 0),           // transpose of [192, 1024]
+            (&[4, 192, 1024], &[0, 1024, 1], 0),     // broadcast
+            (&[96, 2000], &[2048, -1], 1023 + 1024), // reversed slice
+        ];
+        for (dims, step, base) in cases {
+            let want: Vec<u32> = strided_map(dims, step, base)
+                .iter()
+                .map(|&i| src[i])
+                .collect();
+            assert_eq!(strided_take(&src, dims, step, base), want, "{dims:?}");
+        }
+    }
+}

@@ -389,7 +389,7 @@ fn batched_gemm<T: Send + Sync>(
     if mn == 0 {
         return;
     }
-    let worth = b.saturating_mul(mn).saturating_mul(k.max(1)) >= 1 << 18;
+    let worth = b.saturating_mul(mn).saturating_mul(k.max(1)) >= 1 << 21;
     if b >= super::par::threads() {
         super::par::for_chunks_if(c, mn, worth, |start, chunk| {
             for (j, cb) in chunk.chunks_mut(mn).enumerate() {
@@ -476,5 +476,40 @@ pub fn gemm64(m: usize, k: usize, n: usize, a: &[f64], b: &[f64], c: &mut [f64])
             n as isize,
             1,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        (0..n as u32)
+            .map(|i| ((i.wrapping_mul(2_654_435_761) ^ seed) % 2001) as f32 / 997.0 - 1.0)
+            .collect()
+    }
+
+    /// The product split over rows (one batch) or over the batch gives the
+    /// bits of one GEMM call per product on one thread.
+    #[test]
+    fn a_split_gemm_gives_the_bits_of_one_call() {
+        for (b, m, k, n) in [(1, 301, 67, 129), (5, 65, 70, 141)] {
+            let (x, y) = (values(b * m * k, 1), values(b * k * n, 2));
+            let mut want = vec![0f32; b * m * n];
+            for bi in 0..b {
+                gemm32(
+                    m,
+                    k,
+                    n,
+                    &x[bi * m * k..],
+                    &y[bi * k * n..],
+                    &mut want[bi * m * n..(bi + 1) * m * n],
+                );
+            }
+            let mut got = vec![0f32; b * m * n];
+            batched_gemm((b, m, k, n), &x, &y, &mut got, gemm32);
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "{b}x{m}x{k}x{n}");
+        }
     }
 }

@@ -10,8 +10,9 @@
 use std::sync::OnceLock;
 
 /// Below this many output elements a loop runs on the calling thread: a
-/// spawned thread costs tens of microseconds.
-pub const MIN_PARALLEL: usize = 1 << 15;
+/// spawned thread costs tens of microseconds, and on a loaded machine it
+/// may wait for a core far longer than the loop takes.
+pub const MIN_PARALLEL: usize = 1 << 17;
 
 /// The number of threads a large loop is split into: what the process may
 /// run on (its CPU affinity and cgroup quota on Linux).
@@ -64,10 +65,35 @@ pub fn for_chunks_if<T: Send>(
                 // The last chunk runs on this thread.
                 f(at, chunk);
             } else {
-                s.spawn(move || f(at, chunk));
+                spawn_or_run(s, move || f(at, chunk));
             }
         }
     });
+}
+
+/// Runs `job` on a new thread of scope `s`, or here when the system
+/// refuses a thread (a tight `ulimit -v`, a thread limit): slower, never a
+/// panic.
+pub fn spawn_or_run<'scope, F: FnOnce() + Send + 'scope>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    job: F,
+) {
+    // The job is kept here until the thread has surely taken it: a spawn
+    // that fails hands it back through `slot`.
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(job)));
+    let theirs = slot.clone();
+    let spawned = std::thread::Builder::new().spawn_scoped(s, move || {
+        let job = theirs.lock().map(|mut j| j.take()).unwrap_or(None);
+        if let Some(job) = job {
+            job();
+        }
+    });
+    if spawned.is_err() {
+        let job = slot.lock().map(|mut j| j.take()).unwrap_or(None);
+        if let Some(job) = job {
+            job();
+        }
+    }
 }
 
 /// `out[i] = f(i)` for every i, on all cores when `out` is large.

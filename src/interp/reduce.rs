@@ -167,18 +167,19 @@ fn chunks<T: Copy + Sync, U: Send>(
         return v.chunks(r).map(&f).collect();
     }
     let per = nout.div_ceil(t) * r;
-    let f = &f;
-    std::thread::scope(|s| {
-        let parts: Vec<_> = v
-            .chunks(per)
-            .map(|part| s.spawn(move || part.chunks(r).map(f).collect::<Result<Vec<U>>>()))
-            .collect();
-        let mut out = Vec::with_capacity(nout);
-        for p in parts {
-            out.extend(p.join().unwrap_or_else(|e| std::panic::resume_unwind(e))?);
+    let mut parts: Vec<Result<Vec<U>>> = v.chunks(per).map(|_| Ok(Vec::new())).collect();
+    super::par::for_chunks_if(&mut parts, 1, true, |start, slots| {
+        for (j, slot) in slots.iter_mut().enumerate() {
+            let from = (start + j) * per;
+            let part = &v[from..(from + per).min(v.len())];
+            *slot = part.chunks(r).map(&f).collect();
         }
-        Ok(out)
-    })
+    });
+    let mut out = Vec::with_capacity(nout);
+    for p in parts {
+        out.extend(p?);
+    }
+    Ok(out)
 }
 
 pub fn reduce(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
