@@ -373,6 +373,9 @@ fn int_dot(
     })
 }
 
+/// `gemm32` or `gemm64`: (m, k, n, A, B, C).
+type Gemm<T> = fn(usize, usize, usize, &[T], &[T], &mut [T]);
+
 /// `b` GEMMs `C[i] = A[i] * B[i]` (row-major, `A[i]` m x k, `B[i]` k x n)
 /// on all cores: split over the batch when it has enough matrices, else
 /// over the rows of each product. Each element of C is the same sum in the
@@ -383,7 +386,7 @@ fn batched_gemm<T: Send + Sync>(
     x: &[T],
     y: &[T],
     c: &mut [T],
-    gemm: fn(usize, usize, usize, &[T], &[T], &mut [T]),
+    gemm: Gemm<T>,
 ) {
     let (mn, mk, kn) = (m * n, m * k, k * n);
     if mn == 0 {
