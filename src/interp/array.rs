@@ -353,6 +353,72 @@ pub fn strided_map(out_dims: &[usize], step: &[isize], base: isize) -> Vec<usize
     }
 }
 
+/// The elements [`strided_map`] would index, gathered directly (no index
+/// array), rows on all cores when large: transpose, broadcast, slice and
+/// reverse.
+pub fn strided_take<T: Copy + Send + Sync>(
+    src: &[T],
+    out_dims: &[usize],
+    step: &[isize],
+    base: isize,
+) -> Vec<T> {
+    let n: usize = out_dims.iter().product();
+    if n == 0 {
+        return Vec::new();
+    }
+    let rank = out_dims.len();
+    if rank == 0 {
+        return vec![src[base as usize]];
+    }
+    let inner = out_dims[rank - 1];
+    let inner_step = step[rank - 1];
+    let mut out = vec![src[0]; n];
+    super::par::for_chunks(&mut out, inner, |start, chunk| {
+        // The outer index of this chunk's first row.
+        let mut idx = vec![0usize; rank];
+        let mut row = start / inner;
+        let mut cur = base;
+        for d in (0..rank - 1).rev() {
+            idx[d] = row % out_dims[d];
+            row /= out_dims[d];
+            cur += idx[d] as isize * step[d];
+        }
+        for out_row in chunk.chunks_mut(inner) {
+            match inner_step {
+                0 => out_row.fill(src[cur as usize]),
+                1 => out_row.copy_from_slice(&src[cur as usize..cur as usize + inner]),
+                _ => {
+                    let mut p = cur;
+                    for o in out_row.iter_mut() {
+                        *o = src[p as usize];
+                        p += inner_step;
+                    }
+                }
+            }
+            // Advance the outer dimensions.
+            let mut d = rank - 1;
+            while d > 0 {
+                d -= 1;
+                idx[d] += 1;
+                cur += step[d];
+                if idx[d] < out_dims[d] {
+                    break;
+                }
+                cur -= step[d] * out_dims[d] as isize;
+                idx[d] = 0;
+            }
+        }
+    });
+    out
+}
+
+impl Data {
+    /// The elements at the indices [`strided_map`] gives, in that order.
+    pub fn strided(&self, out_dims: &[usize], step: &[isize], base: isize) -> Data {
+        map_data!(self, v => strided_take(v, out_dims, step, base))
+    }
+}
+
 /// A value: an array, a tuple of values, or a token.
 #[derive(Clone, Debug)]
 pub enum Value {
@@ -539,4 +605,29 @@ pub fn shape_dims(shape: &Shape) -> Result<Vec<usize>> {
         .iter()
         .map(|&d| usize::try_from(d).map_err(|_| err(format!("bad dimension in {shape}"))))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gathered directly (on all cores: the outputs are past
+    /// `par::MIN_PARALLEL`), a transpose, a broadcast and a reversed
+    /// slice take the elements the index map names.
+    #[test]
+    fn strided_take_is_the_index_map() {
+        let src: Vec<u32> = (0..192 * 1024).collect();
+        let cases: [(&[usize], &[isize], isize); 3] = [
+            (&[1024, 192], &[1, 1024], 0),           // transpose of [192, 1024]
+            (&[4, 192, 1024], &[0, 1024, 1], 0),     // broadcast
+            (&[96, 2000], &[2048, -1], 1023 + 1024), // reversed slice
+        ];
+        for (dims, step, base) in cases {
+            let want: Vec<u32> = strided_map(dims, step, base)
+                .iter()
+                .map(|&i| src[i])
+                .collect();
+            assert_eq!(strided_take(&src, dims, step, base), want, "{dims:?}");
+        }
+    }
 }

@@ -12,7 +12,7 @@
 use super::array::{element_count, shape_dims, Array, Data, Value};
 use super::attrs::{self, dim_index};
 use super::convert::{from_f32_vec, from_f64_vec, to_f64_vec};
-use super::shape_ops::{concatenate, dynamic_update_slice, reshape, slice, transpose};
+use super::shape_ops::{concatenate, dynamic_update_slice, reshape, slice, transposed};
 use super::{err, expect_operands, operand, Result};
 use crate::ir::{Instruction, PrimitiveType};
 
@@ -272,8 +272,8 @@ pub fn dot(lhs: &Array, rhs: &Array, dd: &DotDims, out_ty: PrimitiveType) -> Res
     );
     let lperm: Vec<usize> = lb.iter().chain(&lf).chain(&lc).copied().collect();
     let rperm: Vec<usize> = rb.iter().chain(&rc).chain(&rf).copied().collect();
-    let lt = transpose(lhs, &lperm)?;
-    let rt = transpose(rhs, &rperm)?;
+    let lt = transposed(lhs, &lperm)?;
+    let rt = transposed(rhs, &rperm)?;
     let mut out_dims: Vec<usize> = lb.iter().map(|&d| lhs.dims[d]).collect();
     out_dims.extend(lf.iter().map(|&d| lhs.dims[d]));
     out_dims.extend(rf.iter().map(|&d| rhs.dims[d]));
@@ -282,16 +282,7 @@ pub fn dot(lhs: &Array, rhs: &Array, dd: &DotDims, out_ty: PrimitiveType) -> Res
     let data = match (&lt.data, &rt.data) {
         (Data::F32(x), Data::F32(y)) if out_ty != PrimitiveType::F64 => {
             let mut c = vec![0f32; total];
-            for bi in 0..b {
-                gemm32(
-                    m,
-                    k,
-                    n,
-                    &x[bi * m * k..(bi + 1) * m * k],
-                    &y[bi * k * n..(bi + 1) * k * n],
-                    &mut c[bi * m * n..(bi + 1) * m * n],
-                );
-            }
+            batched_gemm((b, m, k, n), x, y, &mut c, gemm32);
             from_f32_vec(out_ty, c)?
         }
         (Data::S(x), Data::S(y)) => int_dot(b, m, k, n, x, y, out_ty)?,
@@ -307,16 +298,7 @@ pub fn dot(lhs: &Array, rhs: &Array, dd: &DotDims, out_ty: PrimitiveType) -> Res
             let x = to_f64_vec(&lt.data, lt.ty);
             let y = to_f64_vec(&rt.data, rt.ty);
             let mut c = vec![0f64; total];
-            for bi in 0..b {
-                gemm64(
-                    m,
-                    k,
-                    n,
-                    &x[bi * m * k..(bi + 1) * m * k],
-                    &y[bi * k * n..(bi + 1) * k * n],
-                    &mut c[bi * m * n..(bi + 1) * m * n],
-                );
-            }
+            batched_gemm((b, m, k, n), &x, &y, &mut c, gemm64);
             from_f64_vec(out_ty, &c)?
         }
     };
@@ -391,6 +373,52 @@ fn int_dot(
     })
 }
 
+/// `gemm32` or `gemm64`: (m, k, n, A, B, C).
+type Gemm<T> = fn(usize, usize, usize, &[T], &[T], &mut [T]);
+
+/// `b` GEMMs `C[i] = A[i] * B[i]` (row-major, `A[i]` m x k, `B[i]` k x n)
+/// on all cores: split over the batch when it has enough matrices, else
+/// over the rows of each product. Each element of C is the same sum in the
+/// same order either way (the GEMM blocks only the k axis for a given
+/// element), so the bits do not depend on the split.
+fn batched_gemm<T: Send + Sync>(
+    (b, m, k, n): (usize, usize, usize, usize),
+    x: &[T],
+    y: &[T],
+    c: &mut [T],
+    gemm: Gemm<T>,
+) {
+    let (mn, mk, kn) = (m * n, m * k, k * n);
+    if mn == 0 {
+        return;
+    }
+    let worth = b.saturating_mul(mn).saturating_mul(k.max(1)) >= 1 << 21;
+    if b >= super::par::threads() {
+        super::par::for_chunks_if(c, mn, worth, |start, chunk| {
+            for (j, cb) in chunk.chunks_mut(mn).enumerate() {
+                let bi = start / mn + j;
+                gemm(
+                    m,
+                    k,
+                    n,
+                    &x[bi * mk..(bi + 1) * mk],
+                    &y[bi * kn..(bi + 1) * kn],
+                    cb,
+                );
+            }
+        });
+        return;
+    }
+    for (bi, cb) in c.chunks_mut(mn).enumerate() {
+        let (a, bm) = (&x[bi * mk..(bi + 1) * mk], &y[bi * kn..(bi + 1) * kn]);
+        super::par::for_chunks_if(cb, n, worth, |start, rows| {
+            let r0 = start / n;
+            let r = rows.len() / n;
+            gemm(r, k, n, &a[r0 * k..(r0 + r) * k], bm, rows);
+        });
+    }
+}
+
 /// C[m,n] = A[m,k] * B[k,n], row-major, f32.
 pub fn gemm32(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
     if m == 0 || n == 0 {
@@ -451,5 +479,40 @@ pub fn gemm64(m: usize, k: usize, n: usize, a: &[f64], b: &[f64], c: &mut [f64])
             n as isize,
             1,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        (0..n as u32)
+            .map(|i| ((i.wrapping_mul(2_654_435_761) ^ seed) % 2001) as f32 / 997.0 - 1.0)
+            .collect()
+    }
+
+    /// The product split over rows (one batch) or over the batch gives the
+    /// bits of one GEMM call per product on one thread.
+    #[test]
+    fn a_split_gemm_gives_the_bits_of_one_call() {
+        for (b, m, k, n) in [(1, 301, 67, 129), (5, 65, 70, 141)] {
+            let (x, y) = (values(b * m * k, 1), values(b * k * n, 2));
+            let mut want = vec![0f32; b * m * n];
+            for bi in 0..b {
+                gemm32(
+                    m,
+                    k,
+                    n,
+                    &x[bi * m * k..],
+                    &y[bi * k * n..],
+                    &mut want[bi * m * n..(bi + 1) * m * n],
+                );
+            }
+            let mut got = vec![0f32; b * m * n];
+            batched_gemm((b, m, k, n), &x, &y, &mut got, gemm32);
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "{b}x{m}x{k}x{n}");
+        }
     }
 }

@@ -40,6 +40,7 @@ pub mod fft;
 pub mod linalg;
 pub mod local;
 pub mod npy;
+pub mod par;
 pub mod random;
 pub mod reduce;
 pub mod region;

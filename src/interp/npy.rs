@@ -269,6 +269,28 @@ impl NpyArray {
         if nat.is_complex() || ty.is_complex() {
             return self.to_complex_array(ty, nat);
         }
+        if nat == ty && bits_of.is_none() {
+            // The common inputs, straight from their bytes.
+            let data = match ty {
+                PrimitiveType::F32 => Some(Data::F32(
+                    self.bytes
+                        .chunks_exact(4)
+                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect(),
+                )),
+                PrimitiveType::S32 => Some(Data::S(
+                    self.bytes
+                        .chunks_exact(4)
+                        .map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                        .collect(),
+                )),
+                _ => None,
+            };
+            if let Some(data) = data {
+                check_type(&self.descr, &self.shape, ty, bits_of)?;
+                return Array::new(ty, self.shape.clone(), data);
+            }
+        }
         let raw: Vec<u64> = self
             .bytes
             .chunks(width)

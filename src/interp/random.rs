@@ -40,6 +40,29 @@ impl Rng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// The generator `draws` draws ahead of this one, as if
+    /// [`Rng::next_u64`] had been called that many times (SplitMix64's
+    /// state is a counter).
+    fn ahead(&self, draws: u64) -> Rng {
+        Rng(self
+            .0
+            .wrapping_add(draws.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+    }
+
+    /// `n` standard normals, the same values as `n` calls of
+    /// [`Rng::normal`] (two draws each) and leaving the generator where
+    /// they would, computed on all cores when `n` is large.
+    pub fn normals(&mut self, n: usize) -> Vec<f64> {
+        let mut out = vec![0f64; n];
+        let start = Rng(self.0);
+        super::par::for_chunks(&mut out, 1, |at, chunk| {
+            let mut rng = start.ahead(2 * at as u64);
+            chunk.iter_mut().for_each(|v| *v = rng.normal());
+        });
+        *self = start.ahead(2 * n as u64);
+        out
+    }
+
     /// Standard normal (Box-Muller).
     pub fn normal(&mut self) -> f64 {
         let u1 = 1.0 - self.uniform();
@@ -87,10 +110,7 @@ pub fn random_value(shape: &Shape, rng: &mut Rng) -> Result<Value> {
                         .collect();
                     from_f64_vec(ty, &v)?
                 }
-                _ => {
-                    let v: Vec<f64> = (0..n).map(|_| rng.normal()).collect();
-                    from_f64_vec(ty, &v)?
-                }
+                _ => from_f64_vec(ty, &rng.normals(n))?,
             };
             Ok(Value::array(Array::new(ty, dims, data)?))
         }
@@ -192,4 +212,20 @@ pub fn rng_op(instr: &Instruction, ops: &[&Value]) -> Result<Array> {
         _ => return Err(super::unsupported(format!("rng of {ty} is not supported"))),
     };
     Array::new(ty, dims, data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rng;
+
+    #[test]
+    fn normals_on_all_cores_are_the_sequential_draws() {
+        let n = super::super::par::MIN_PARALLEL * 2 + 3;
+        let mut one = Rng::new(7);
+        let want: Vec<u64> = (0..n).map(|_| one.normal().to_bits()).collect();
+        let mut all = Rng::new(7);
+        let got: Vec<u64> = all.normals(n).iter().map(|v| v.to_bits()).collect();
+        assert_eq!(got, want);
+        assert_eq!(all.next_u64(), one.next_u64());
+    }
 }

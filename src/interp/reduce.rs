@@ -7,7 +7,7 @@ use super::array::{shape_dims, strides, Array, Data, Value};
 use super::attrs;
 use super::convert::{from_f32_vec, from_f64_vec, to_f32_vec, to_f64_vec};
 use super::elementwise::{fbin32, fbin64, pbin, sbin, ubin, BinOp};
-use super::shape_ops::transpose;
+use super::shape_ops::transposed;
 use super::{err, Combiner, Interpreter, Result};
 use crate::ir::{CompId, Instruction};
 use std::sync::Arc;
@@ -150,11 +150,36 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
     })
 }
 
-fn chunks<T: Copy, U>(v: &[T], r: usize, mut f: impl FnMut(&[T]) -> Result<U>) -> Result<Vec<U>> {
+/// `f` of each chunk of `r` elements of `v`, the outputs split over the
+/// cores when `v` is large (each output's fold is the same on any thread:
+/// the summation order does not change).
+fn chunks<T: Copy + Sync, U: Send>(
+    v: &[T],
+    r: usize,
+    f: impl Fn(&[T]) -> Result<U> + Sync,
+) -> Result<Vec<U>> {
     if r == 0 {
         return Err(err("internal error: empty chunk"));
     }
-    v.chunks(r).map(&mut f).collect()
+    let nout = v.len().div_ceil(r);
+    let t = super::par::threads().min(nout);
+    if t < 2 || v.len() < super::par::MIN_PARALLEL {
+        return v.chunks(r).map(&f).collect();
+    }
+    let per = nout.div_ceil(t) * r;
+    let mut parts: Vec<Result<Vec<U>>> = v.chunks(per).map(|_| Ok(Vec::new())).collect();
+    super::par::for_chunks_if(&mut parts, 1, true, |start, slots| {
+        for (j, slot) in slots.iter_mut().enumerate() {
+            let from = (start + j) * per;
+            let part = &v[from..(from + per).min(v.len())];
+            *slot = part.chunks(r).map(&f).collect();
+        }
+    });
+    let mut out = Vec::with_capacity(nout);
+    for p in parts {
+        out.extend(p?);
+    }
+    Ok(out)
 }
 
 pub fn reduce(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
@@ -198,9 +223,9 @@ pub fn reduce(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<V
     let nout: usize = out_dims.iter().product();
     let perm: Vec<usize> = kept.iter().chain(&red).copied().collect();
     let comp = to_apply(instr)?;
-    let xs: Vec<Array> = inputs
+    let xs: Vec<std::borrow::Cow<Array>> = inputs
         .iter()
-        .map(|a| transpose(a, &perm))
+        .map(|a| transposed(a, &perm))
         .collect::<Result<_>>()?;
     if n == 1 {
         if let Combiner::Bin(op) = it.combiner(comp) {

@@ -198,8 +198,8 @@ pub fn broadcast(a: &Array, out_dims: &[usize], dimensions: &[i64]) -> Result<Ar
         }
         step[d] = st[k] as isize;
     }
-    let map = strided_map(out_dims, &step, 0);
-    Array::new(a.ty, out_dims.to_vec(), a.data.take(&map))
+    let data = a.data.strided(out_dims, &step, 0);
+    Array::new(a.ty, out_dims.to_vec(), data)
 }
 
 pub fn reshape(a: &Array, out_dims: &[usize]) -> Result<Array> {
@@ -275,6 +275,15 @@ pub fn bitcast(a: &Array, from: &Shape, to: &Shape) -> Result<Array> {
 }
 
 /// Result dim i is operand dim perm[i].
+/// [`transpose`], borrowing `a` when `perm` keeps every dimension in place
+/// (no copy of an operand already in the order a dot or reduce wants).
+pub fn transposed<'a>(a: &'a Array, perm: &[usize]) -> Result<std::borrow::Cow<'a, Array>> {
+    if perm.len() == a.rank() && perm.iter().enumerate().all(|(i, &p)| i == p) {
+        return Ok(std::borrow::Cow::Borrowed(a));
+    }
+    transpose(a, perm).map(std::borrow::Cow::Owned)
+}
+
 pub fn transpose(a: &Array, perm: &[usize]) -> Result<Array> {
     if perm.len() != a.rank() {
         return Err(err(format!(
@@ -296,8 +305,8 @@ pub fn transpose(a: &Array, perm: &[usize]) -> Result<Array> {
     let st = strides(&a.dims);
     let out_dims: Vec<usize> = perm.iter().map(|&p| a.dims[p]).collect();
     let step: Vec<isize> = perm.iter().map(|&p| st[p] as isize).collect();
-    let map = strided_map(&out_dims, &step, 0);
-    Array::new(a.ty, out_dims, a.data.take(&map))
+    let data = a.data.strided(&out_dims, &step, 0);
+    Array::new(a.ty, out_dims, data)
 }
 
 pub fn slice(a: &Array, spec: &[(i64, i64, i64)]) -> Result<Array> {
@@ -323,8 +332,8 @@ pub fn slice(a: &Array, spec: &[(i64, i64, i64)]) -> Result<Array> {
         step.push(st[k] as isize * t as isize);
         base += st[k] as isize * s as isize;
     }
-    let map = strided_map(&out_dims, &step, base);
-    Array::new(a.ty, out_dims, a.data.take(&map))
+    let data = a.data.strided(&out_dims, &step, base);
+    Array::new(a.ty, out_dims, data)
 }
 
 /// Start indices clamped as XLA does: into [0, dim - size].
@@ -488,8 +497,8 @@ pub fn reverse(a: &Array, dims: &[i64]) -> Result<Array> {
         }
         step[d] = -step[d];
     }
-    let map = strided_map(&a.dims, &step, base);
-    Array::new(a.ty, a.dims.clone(), a.data.take(&map))
+    let data = a.data.strided(&a.dims, &step, base);
+    Array::new(a.ty, a.dims.clone(), data)
 }
 
 /// XLA gather dimension numbers.

@@ -1,0 +1,153 @@
+//! Splitting large loops over independent output elements across the
+//! machine's cores (std::thread::scope, no pool).
+//!
+//! Only loops whose output elements are computed independently of one
+//! another go through here, each element by the same arithmetic as on one
+//! thread, so results are the same bits whatever the thread count
+//! (reductions keep their order: they are split over output elements, never
+//! over the summed axis).
+
+use std::sync::OnceLock;
+
+/// Below this many output elements a loop runs on the calling thread: a
+/// spawned thread costs tens of microseconds, and on a loaded machine it
+/// may wait for a core far longer than the loop takes.
+pub const MIN_PARALLEL: usize = 1 << 17;
+
+/// The number of threads a large loop is split into: what the process may
+/// run on (its CPU affinity and cgroup quota on Linux).
+pub fn threads() -> usize {
+    static N: OnceLock<usize> = OnceLock::new();
+    *N.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 64)
+    })
+}
+
+/// Calls `f(start, chunk)` on consecutive chunks of `out` (each at least
+/// `unit` elements and a multiple of it, `start` the chunk's first index
+/// in `out`), on all cores when `out` is large.
+pub fn for_chunks<T: Send>(out: &mut [T], unit: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    let worth = out.len() >= MIN_PARALLEL;
+    for_chunks_if(out, unit, worth, f)
+}
+
+/// [`for_chunks`], split when `worth` says the work is large enough (for
+/// loops whose cost is not their output's size: a GEMM).
+pub fn for_chunks_if<T: Send>(
+    out: &mut [T],
+    unit: usize,
+    worth: bool,
+    f: impl Fn(usize, &mut [T]) + Sync,
+) {
+    let unit = unit.max(1);
+    let n = out.len();
+    let t = threads();
+    if t == 1 || !worth || n < 2 * unit {
+        f(0, out);
+        return;
+    }
+    let units = n.div_ceil(unit);
+    let per = units.div_ceil(t) * unit;
+    std::thread::scope(|s| {
+        let f = &f;
+        let mut rest = out;
+        let mut start = 0;
+        while !rest.is_empty() {
+            let take = per.min(rest.len());
+            let (chunk, tail) = rest.split_at_mut(take);
+            rest = tail;
+            let at = start;
+            start += take;
+            if rest.is_empty() {
+                // The last chunk runs on this thread.
+                f(at, chunk);
+            } else {
+                spawn_or_run(s, move || f(at, chunk));
+            }
+        }
+    });
+}
+
+/// Runs `job` on a new thread of scope `s`, or here when the system
+/// refuses a thread (a tight `ulimit -v`, a thread limit): slower, never a
+/// panic.
+pub fn spawn_or_run<'scope, F: FnOnce() + Send + 'scope>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    job: F,
+) {
+    // The job is kept here until the thread has surely taken it: a spawn
+    // that fails hands it back through `slot`.
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(job)));
+    let theirs = slot.clone();
+    let spawned = std::thread::Builder::new().spawn_scoped(s, move || {
+        let job = theirs.lock().map(|mut j| j.take()).unwrap_or(None);
+        if let Some(job) = job {
+            job();
+        }
+    });
+    if spawned.is_err() {
+        let job = slot.lock().map(|mut j| j.take()).unwrap_or(None);
+        if let Some(job) = job {
+            job();
+        }
+    }
+}
+
+/// `out[i] = f(i)` for every i, on all cores when `out` is large.
+pub fn fill<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
+    for_chunks(out, 1, |start, chunk| {
+        for (i, o) in chunk.iter_mut().enumerate() {
+            *o = f(start + i);
+        }
+    });
+}
+
+/// `f(x)` for every element of `x`.
+pub fn map<A: Sync, T: Send + Copy + Default>(x: &[A], f: impl Fn(&A) -> T + Sync) -> Vec<T> {
+    let mut out = vec![T::default(); x.len()];
+    for_chunks(&mut out, 1, |start, chunk| {
+        for (o, a) in chunk.iter_mut().zip(&x[start..]) {
+            *o = f(a);
+        }
+    });
+    out
+}
+
+/// `f(x, y)` for every pair of elements of `x` and `y` (same lengths).
+pub fn zip<A: Sync, B: Sync, T: Send + Copy + Default>(
+    x: &[A],
+    y: &[B],
+    f: impl Fn(&A, &B) -> T + Sync,
+) -> Vec<T> {
+    let n = x.len().min(y.len());
+    let mut out = vec![T::default(); n];
+    for_chunks(&mut out, 1, |start, chunk| {
+        for ((o, a), b) in chunk.iter_mut().zip(&x[start..]).zip(&y[start..]) {
+            *o = f(a, b);
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_every_element_once_in_order() {
+        let n = MIN_PARALLEL * 3 + 17;
+        let mut out = vec![0usize; n];
+        for_chunks(&mut out, 7, |start, chunk| {
+            assert!(start % 7 == 0);
+            for (i, o) in chunk.iter_mut().enumerate() {
+                *o += start + i + 1;
+            }
+        });
+        assert!(out.iter().enumerate().all(|(i, &v)| v == i + 1));
+        let small = map(&[1, 2, 3], |&v| v * 2);
+        assert_eq!(small, vec![2, 4, 6]);
+    }
+}
