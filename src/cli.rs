@@ -230,6 +230,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         config.record = Some(file_name.clone());
     }
     if cli.run.check_numerics.is_some() {
+        // The check evaluates: the interpreter's allocation pattern.
+        crate::driver::eval::reuse_freed_arrays();
         diag::diag(&check_numerics::heading(cli.run.check_seed));
     }
     // Every output is staged beside its destination and renamed into

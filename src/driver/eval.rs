@@ -76,7 +76,7 @@ pub struct EvalCli {
 /// (faulted in and zeroed) for every array over the 1 MiB `main` sets for
 /// parsing. A third of the evaluation's time went to those faults on
 /// `gpt48_fwd_f32.hlo`.
-fn reuse_freed_arrays() {
+pub fn reuse_freed_arrays() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt(3) only sets parameters of glibc's malloc, which
     // takes its own lock; no allocation of ours depends on them.
