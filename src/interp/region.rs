@@ -414,7 +414,23 @@ pub(super) fn region_module(
     shape: impl Fn(InstrId) -> Arc<Shape>,
 ) -> Module {
     let src = side.computation();
-    let mut module = side.module.clone();
+    // Only the computations the region calls, and theirs.
+    let mut keep: FxSet<CompId> = FxSet::default();
+    let mut stack: Vec<CompId> = side
+        .region
+        .iter()
+        .flat_map(|&id| src.instr(id).called_computations())
+        .collect();
+    while let Some(c) = stack.pop() {
+        if keep.insert(c) {
+            let comp = side.module.comp(c);
+            stack.extend(
+                comp.instructions()
+                    .flat_map(|(_, i)| i.called_computations()),
+            );
+        }
+    }
+    let mut module = side.module.clone_only(&keep);
     // The header describes the whole program's entry, not the region's.
     module.header.retain(|a| {
         !matches!(

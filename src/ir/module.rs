@@ -328,6 +328,37 @@ impl Module {
             .collect()
     }
 
+    /// A copy holding only the computations in `keep`, under the ids they
+    /// have here (so the calls between them stay right): a small module
+    /// cut from a large one without copying the rest.
+    pub fn clone_only(&self, keep: &FxSet<CompId>) -> Module {
+        Module {
+            name: self.name.clone(),
+            header: self.header.clone(),
+            comps: self
+                .comps
+                .iter()
+                .enumerate()
+                .map(|(i, c)| keep.contains(&CompId::new(i)).then(|| c.clone()).flatten())
+                .collect(),
+            comp_order: self
+                .comp_order
+                .iter()
+                .copied()
+                .filter(|c| keep.contains(c))
+                .collect(),
+            entry: self.entry.filter(|e| keep.contains(e)),
+            stack_frames: self.stack_frames.clone(),
+            proto_extras: self.proto_extras.clone(),
+            proto_frames: self.proto_frames.clone(),
+            style: self.style,
+            names: None,
+            changed: Vec::new(),
+            changed_mark: Vec::new(),
+            post_order: OnceLock::new(),
+        }
+    }
+
     /// Adds a computation, printed before the entry computation.
     pub fn add_computation(&mut self, mut comp: Computation) -> CompId {
         comp.name = self.names_mut().unique(&comp.name);
