@@ -23,7 +23,7 @@ use crate::interp::compare::{
 use crate::interp::local::{rewrites, LocalCheck, Rewrite};
 use crate::interp::region::{check_regions_with, same_signature};
 use crate::interp::{evaluate_with, ErrorKind, EvalError, EvalOptions, Interpreter};
-use crate::ir::{CompId, InstrId, Module, PrimitiveType};
+use crate::ir::{CompId, InstrId, Module, PrimitiveType, SharedStr};
 use crate::passes::{Pass, PassError, PassOptions, PassRun, Pipeline, ReportEntry};
 use crate::util::FxMap;
 use std::fmt;
@@ -342,7 +342,7 @@ impl<'a> NumericsCheck<'a> {
         on_pass: &'a mut dyn FnMut(&PassCheck),
     ) -> NumericsCheck<'a> {
         let state = CheckState {
-            original: module.clone(),
+            original: Original::new(module.clone()),
             // A module holding an array the interpreter cannot hold (a large
             // model's training step) is checked region by region from the start.
             whole: match largest_array_in(module) {
@@ -374,8 +374,8 @@ impl<'a> NumericsCheck<'a> {
     /// the real run meets the same failure.
     pub fn foresee(&mut self, mut pipeline: Pipeline) {
         let original = &self.state.original;
-        let mut module = original.clone();
-        let mut previous = original.clone();
+        let mut module = original.module.clone();
+        let mut previous = original.module.clone();
         let mut request = CaptureRequest::default();
         let _ = pipeline.run_with(&mut module, &mut |run, m| {
             if run.changed {
@@ -588,40 +588,56 @@ fn check_rewrites(
 /// The rewrites of `run` (from `before` to `after`), each widened back to
 /// inputs `original` has values for.
 fn widened<'m>(
-    original: &Module,
+    original: &Original,
     before: &'m Module,
     after: &'m Module,
     run: &PassRun,
 ) -> Vec<Rewrite<'m>> {
     let mut found = rewrites(before, after, &reported(run));
     for r in &mut found {
-        r.widen(|comp, instr| in_original(original, before, comp, instr).is_some());
+        r.widen(|comp, instr| original.find(before, comp, instr).is_some());
     }
     found
 }
 
-/// The instruction of `original` that `before`'s `(comp, instr)` is: the
-/// same name in the computation of the same name, computing the same.
-fn in_original(
-    original: &Module,
-    before: &Module,
-    comp: CompId,
-    instr: InstrId,
-) -> Option<(CompId, InstrId)> {
-    let c = before.comp(comp);
-    let i = c.instr(instr);
-    let oc = original.find_computation(&c.name)?;
-    let (oi, o) = original
-        .comp(oc)
-        .instructions()
-        .find(|(_, o)| o.name == i.name)?;
-    same_signature(o, i).then_some((oc, oi))
+/// The module before the passes, its instructions found by name: the
+/// check looks up every input and output of every rewrite there, and a
+/// scan of a 40k-instruction computation per lookup added up.
+struct Original {
+    module: Module,
+    computations: FxMap<Box<str>, (CompId, FxMap<SharedStr, InstrId>)>,
+}
+
+impl Original {
+    fn new(module: Module) -> Original {
+        let computations = module
+            .computations()
+            .map(|(id, c)| {
+                let instrs = c.instructions().map(|(i, o)| (o.name.clone(), i)).collect();
+                (c.name.clone(), (id, instrs))
+            })
+            .collect();
+        Original {
+            module,
+            computations,
+        }
+    }
+
+    /// The instruction that `before`'s `(comp, instr)` is: the same name
+    /// in the computation of the same name, computing the same.
+    fn find(&self, before: &Module, comp: CompId, instr: InstrId) -> Option<(CompId, InstrId)> {
+        let c = before.comp(comp);
+        let i = c.instr(instr);
+        let (oc, instrs) = self.computations.get(&c.name)?;
+        let oi = *instrs.get(&*i.name)?;
+        same_signature(self.module.comp(*oc).instr(oi), i).then_some((*oc, oi))
+    }
 }
 
 /// Asks for the original's values of `r`'s inputs (those it has).
-fn add_requests(request: &mut CaptureRequest, original: &Module, before: &Module, r: &Rewrite) {
+fn add_requests(request: &mut CaptureRequest, original: &Original, before: &Module, r: &Rewrite) {
     for (comp, instr, dims) in r.input_requests().into_iter().chain(r.output_requests()) {
-        if let Some((oc, oi)) = in_original(original, before, comp, instr) {
+        if let Some((oc, oi)) = original.find(before, comp, instr) {
             request.add(oc, oi, dims);
         }
     }
@@ -640,7 +656,7 @@ use Whole::Runs;
 
 /// What [`run_checked`] carries from pass to pass.
 struct CheckState {
-    original: Module,
+    original: Original,
     whole: Whole,
     /// The outputs on inputs perturbed by rounding, when first needed.
     noise: Option<Vec<Vec<Arc<Array>>>>,
@@ -692,7 +708,7 @@ fn check_memory(
 
 impl CheckState {
     fn kept_bytes(&self) -> u64 {
-        self.requested.bytes(&self.original)
+        self.requested.bytes(&self.original.module)
     }
 
     /// Evaluates the original (again, if a pass needs values it did not
@@ -709,10 +725,10 @@ impl CheckState {
                 request.add(c, i, dims);
             }
         }
-        let kept = request.bytes(&self.original);
-        check_memory(&self.original, &self.original_need, kept, cfg).map_err(before)?;
+        let kept = request.bytes(&self.original.module);
+        check_memory(&self.original.module, &self.original_need, kept, cfg).map_err(before)?;
         let capture = Rc::new(Capture::new(request.clone()));
-        self.whole = match Reference::new(&self.original, cfg, capture.clone()) {
+        self.whole = match Reference::new(&self.original.module, cfg, capture.clone()) {
             Ok(r) => Runs(r),
             Err(e) if falls_back(&e) => Whole::Cannot(e.to_string()),
             Err(error) => return Err(before(error)),
@@ -736,7 +752,7 @@ impl CheckState {
         let mut out = Vec::new();
         for (comp, instr, dims) in requests {
             let name = || before.comp(comp).instr(instr).name.to_string();
-            let Some(key) = in_original(&self.original, before, comp, instr) else {
+            let Some(key) = self.original.find(before, comp, instr) else {
                 return Err(format!(
                     "input {} is not in the module before the passes",
                     name()
@@ -774,7 +790,7 @@ impl CheckState {
     ) -> Result<Option<CheckError>, CheckError> {
         let pass = check.pass;
         let found = widened(&self.original, before, after, run);
-        let lockstep = lockstep_topology(&self.original)
+        let lockstep = lockstep_topology(&self.original.module)
             .map_err(|error| CheckError::Eval { pass: None, error })?
             .is_some();
         // What no local check covers: a change of the outputs' shapes, a
@@ -974,7 +990,8 @@ impl CheckState {
                     .map(|inputs| perturb_inputs(inputs, cfg.seed))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(before)?;
-                self.noise = Some(outputs(&self.original, &perturbed, &cfg.eval).map_err(before)?);
+                self.noise =
+                    Some(outputs(&self.original.module, &perturbed, &cfg.eval).map_err(before)?);
             }
             let noise = self.noise.as_deref().unwrap_or_default();
             for r in failing {
