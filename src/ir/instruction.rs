@@ -10,6 +10,7 @@ use super::opcode::Opcode;
 use super::shape::Shape;
 use super::shared_str::SharedStr;
 use super::{CompId, InstrId};
+use crate::util::FxMap;
 use smallvec::SmallVec;
 use std::sync::{Arc, LazyLock};
 
@@ -153,6 +154,8 @@ struct KeyBuffer {
     buf: Arc<String>,
     /// Start of each of `KNOWN_KEYS` in `buf`.
     starts: Vec<usize>,
+    /// Each of `KNOWN_KEYS`' position in it.
+    index: FxMap<&'static str, usize>,
 }
 
 static KNOWN_KEY_BUFFER: LazyLock<KeyBuffer> = LazyLock::new(|| {
@@ -165,16 +168,20 @@ static KNOWN_KEY_BUFFER: LazyLock<KeyBuffer> = LazyLock::new(|| {
     KeyBuffer {
         buf: Arc::new(buf),
         starts,
+        index: KNOWN_KEYS
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i))
+            .collect(),
     }
 });
 
 /// An attribute key: shared for the keys XLA knows, else its own string.
 pub fn attr_key(key: &str) -> SharedStr {
     let keys = &*KNOWN_KEY_BUFFER;
-    KNOWN_KEYS
-        .iter()
-        .position(|&k| k == key)
-        .and_then(|i| SharedStr::slice(&keys.buf, keys.starts[i], keys.starts[i] + key.len()))
+    keys.index
+        .get(key)
+        .and_then(|&i| SharedStr::slice(&keys.buf, keys.starts[i], keys.starts[i] + key.len()))
         .unwrap_or_else(|| SharedStr::from(key))
 }
 

@@ -1,7 +1,9 @@
 //! XLA's element types, with the numbers of `xla_data.proto` and the names
 //! of its text format.
 
+use crate::util::FxMap;
 use std::fmt;
+use std::sync::LazyLock;
 
 /// How a narrow floating-point format encodes its values.
 ///
@@ -98,7 +100,10 @@ impl PrimitiveType {
     /// Parses a text name; `None` for anything that is not an array element
     /// type name (`tuple`, `invalid` are not written in shapes).
     pub fn from_name(name: &str) -> Option<Self> {
-        let ty = Self::ALL.iter().copied().find(|t| t.name() == name)?;
+        // A map, not a scan: every shape of a module's text names one.
+        static BY_NAME: LazyLock<FxMap<&'static str, PrimitiveType>> =
+            LazyLock::new(|| PrimitiveType::ALL.iter().map(|&t| (t.name(), t)).collect());
+        let ty = *BY_NAME.get(name)?;
         match ty {
             PrimitiveType::Invalid | PrimitiveType::Tuple => None,
             _ => Some(ty),

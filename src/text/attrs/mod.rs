@@ -31,6 +31,7 @@ use super::checks;
 use super::number::{c_escape, format_f32};
 use crate::ir::attrs::*;
 use crate::ir::{Opcode, SharedStr};
+use crate::util::FxMap;
 use aliasing::{alias_text, aliasing, aliasing_text, donor_text};
 use collectives::{replica_groups, replica_groups_text};
 use metadata::{
@@ -39,6 +40,7 @@ use metadata::{
 use original_value::{original_value, original_value_text, recovery_table, recovery_table_text};
 use result_accuracy::{result_accuracy, result_accuracy_text};
 use sharding::{domain, sharding};
+use std::sync::LazyLock;
 use window::{
     dim_labels, dim_labels_text, padding, padding_text, slice, slice_text, window, window_text,
 };
@@ -95,94 +97,129 @@ fn kind(key: &str, opcode: Option<Opcode>) -> Option<Kind> {
             _ => {}
         }
     }
-    Some(match key {
-        "index_vector_dim"
-        | "channel_id"
-        | "feature_group_count"
-        | "batch_group_count"
-        | "feature_index"
-        | "exponent_bits"
-        | "mantissa_bits"
-        | "num_carries"
-        | "delta"
-        | "cross_program_prefetch_index"
-        | "k"
-        | "replica_count"
-        | "num_partitions" => Int,
-        "lhs_contracting_dims"
-        | "rhs_contracting_dims"
-        | "lhs_batch_dims"
-        | "rhs_batch_dims"
-        | "offset_dims"
-        | "collapsed_slice_dims"
-        | "start_index_map"
-        | "operand_batching_dims"
-        | "start_indices_batching_dims"
-        | "update_window_dims"
-        | "inserted_window_dims"
-        | "scatter_dims_to_operand_dims"
-        | "input_batching_dims"
-        | "scatter_indices_batching_dims"
-        | "dynamic_slice_sizes"
-        | "fft_length"
-        | "lhs_ragged_dims"
-        | "rhs_group_dims" => Ints,
-        "slice_sizes"
-            if matches!(
-                opcode,
-                Some(Opcode::CollectivePermute | Opcode::CollectivePermuteStart)
-            ) =>
-        {
-            IntLists
+    match (key, opcode) {
+        ("slice_sizes", Some(Opcode::CollectivePermute | Opcode::CollectivePermuteStart)) => {
+            return Some(IntLists)
         }
-        "slice_sizes" => Ints,
-        "is_stable"
-        | "largest"
-        | "is_composite"
-        | "custom_call_has_side_effect"
-        | "indices_are_sorted"
-        | "unique_indices"
-        | "use_global_device_ids"
-        | "constrain_layout"
-        | "is_host_transfer"
-        | "is_reverse"
-        | "is_associative"
-        | "has_dynamic_root"
-        | "left_side"
-        | "lower"
-        | "unit_diagonal"
-        | "is_scheduled"
-        | "alias_passthrough_params" => Bool,
-        "parameter_replication"
-        | "allow_spmd_sharding_propagation_to_parameters"
-        | "allow_spmd_sharding_propagation_to_output" => Bools,
-        "epsilon" => Float,
-        "async_execution_thread" | "infeed_config" | "outfeed_config" => Str,
-        "kind" => Fusion,
-        "fft_type" => FftType,
-        "distribution" => Distribution,
-        "algorithm" if opcode == Some(Opcode::RngBitGenerator) => RngAlgorithm,
-        "algorithm" => DotAlgorithm,
-        "schedule" => Schedule,
-        "transpose_a" => Transpose,
-        "operand_precision" => Precisions,
-        "window" => Window,
-        "padding" => Padding,
-        "slice" => Slice,
-        "dim_labels" => ConvDims,
-        "replica_groups" => ReplicaGroups,
-        "source_target_pairs" => Pairs,
-        "metadata" => Metadata,
-        "frontend_attributes" => FrontendAttributes,
-        "sharding" | "spmd_output_sharding" => Sharding,
-        "output_to_operand_aliasing" => Aliasing,
-        "origin" => OriginalValue,
-        "statistics" => Statistics,
-        "domain" => Domain,
-        "result_accuracy" => ResultAccuracy,
-        _ => return None,
-    })
+        ("algorithm", Some(Opcode::RngBitGenerator)) => return Some(RngAlgorithm),
+        _ => {}
+    }
+    // Looked up per attribute of every instruction: a map, not a match
+    // that compares the key with each name in turn.
+    static BY_KEY: LazyLock<FxMap<&'static str, Kind>> = LazyLock::new(|| {
+        INSTRUCTION_KEYS
+            .iter()
+            .flat_map(|&(kind, keys)| keys.iter().map(move |&key| (key, kind)))
+            .collect()
+    });
+    BY_KEY.get(key).copied()
 }
+
+/// The typed keys of instructions, by the kind of value they hold (where
+/// the kind depends on the opcode, the other opcodes' kind).
+const INSTRUCTION_KEYS: &[(Kind, &[&str])] = {
+    use Kind::*;
+    &[
+        (
+            Int,
+            &[
+                "index_vector_dim",
+                "channel_id",
+                "feature_group_count",
+                "batch_group_count",
+                "feature_index",
+                "exponent_bits",
+                "mantissa_bits",
+                "num_carries",
+                "delta",
+                "cross_program_prefetch_index",
+                "k",
+                "replica_count",
+                "num_partitions",
+            ],
+        ),
+        (
+            Ints,
+            &[
+                "lhs_contracting_dims",
+                "rhs_contracting_dims",
+                "lhs_batch_dims",
+                "rhs_batch_dims",
+                "offset_dims",
+                "collapsed_slice_dims",
+                "start_index_map",
+                "operand_batching_dims",
+                "start_indices_batching_dims",
+                "update_window_dims",
+                "inserted_window_dims",
+                "scatter_dims_to_operand_dims",
+                "input_batching_dims",
+                "scatter_indices_batching_dims",
+                "dynamic_slice_sizes",
+                "fft_length",
+                "lhs_ragged_dims",
+                "rhs_group_dims",
+                "slice_sizes",
+            ],
+        ),
+        (
+            Bool,
+            &[
+                "is_stable",
+                "largest",
+                "is_composite",
+                "custom_call_has_side_effect",
+                "indices_are_sorted",
+                "unique_indices",
+                "use_global_device_ids",
+                "constrain_layout",
+                "is_host_transfer",
+                "is_reverse",
+                "is_associative",
+                "has_dynamic_root",
+                "left_side",
+                "lower",
+                "unit_diagonal",
+                "is_scheduled",
+                "alias_passthrough_params",
+            ],
+        ),
+        (
+            Bools,
+            &[
+                "parameter_replication",
+                "allow_spmd_sharding_propagation_to_parameters",
+                "allow_spmd_sharding_propagation_to_output",
+            ],
+        ),
+        (Float, &["epsilon"]),
+        (
+            Str,
+            &["async_execution_thread", "infeed_config", "outfeed_config"],
+        ),
+        (Fusion, &["kind"]),
+        (FftType, &["fft_type"]),
+        (Distribution, &["distribution"]),
+        (DotAlgorithm, &["algorithm"]),
+        (Schedule, &["schedule"]),
+        (Transpose, &["transpose_a"]),
+        (Precisions, &["operand_precision"]),
+        (Window, &["window"]),
+        (Padding, &["padding"]),
+        (Slice, &["slice"]),
+        (ConvDims, &["dim_labels"]),
+        (ReplicaGroups, &["replica_groups"]),
+        (Pairs, &["source_target_pairs"]),
+        (Metadata, &["metadata"]),
+        (FrontendAttributes, &["frontend_attributes"]),
+        (Sharding, &["sharding", "spmd_output_sharding"]),
+        (Aliasing, &["output_to_operand_aliasing"]),
+        (OriginalValue, &["origin"]),
+        (Statistics, &["statistics"]),
+        (Domain, &["domain"]),
+        (ResultAccuracy, &["result_accuracy"]),
+    ]
+};
 
 /// For a `key` (of an instruction of `opcode`, or of the module header
 /// when `None`) that [`read`] types: a number naming the kind of value it
