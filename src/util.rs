@@ -164,8 +164,8 @@ pub fn cores() -> usize {
 }
 
 /// Threads for `items` items of parallel work: one each, at most one per
-/// core, and one in all when `parallel` is false.
-fn threads_for(items: usize, parallel: bool) -> usize {
+/// core, and one in all when `parallel` is false (what [`par_map`] starts).
+pub fn threads_for(items: usize, parallel: bool) -> usize {
     match parallel {
         true => cores().min(items).min(16),
         false => 1,

@@ -502,86 +502,46 @@ fn reported(run: &PassRun) -> Vec<(String, String)> {
 /// before the pass, when kept.
 type RewriteValues = (Result<Vec<Arc<Array>>, String>, Option<Vec<Arc<Array>>>);
 
-/// Checks each rewrite on its values, on both cores (each check under
-/// half the budget; one refused so is checked again alone, under all of
-/// it). The results in `rewrites`' order.
+/// Checks each rewrite on its values, on the machine's cores (each check
+/// under its share of the budget; one refused so is checked again alone,
+/// under all of it). The results in `rewrites`' order.
 fn check_rewrites(
     rewrites: &[&Rewrite],
     values: Vec<RewriteValues>,
     cfg: &CheckConfig,
 ) -> Vec<Result<LocalCheck, EvalError>> {
-    let check = |r: &Rewrite, (real, real_want): RewriteValues, budget: &Budget| {
+    let check = |r: &Rewrite, (real, real_want): &RewriteValues, budget: &Budget| {
         r.check(
-            real,
-            real_want,
+            real.clone(),
+            real_want.clone(),
             cfg.seed,
             cfg.tolerance_scale,
             &cfg.eval,
             budget,
         )
     };
-    let jobs = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(2)
-        .min(rewrites.len());
-    if jobs <= 1 {
-        return rewrites
-            .iter()
-            .zip(values)
-            .map(|(r, v)| check(r, v, &cfg.memory_budget))
-            .collect();
-    }
-    let half = Budget {
-        bytes: cfg.memory_budget.bytes / 2,
-        origin: format!("{}, shared by two checks at once", cfg.memory_budget.origin),
+    let jobs: Vec<(&&Rewrite, &RewriteValues)> = rewrites.iter().zip(&values).collect();
+    let threads = crate::util::threads_for(jobs.len(), true);
+    let share = Budget {
+        bytes: cfg.memory_budget.bytes / threads as u64,
+        origin: format!(
+            "{}, shared by {threads} checks at once",
+            cfg.memory_budget.origin
+        ),
     };
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<RewriteValues>>> = values
+    let budget = if threads > 1 {
+        &share
+    } else {
+        &cfg.memory_budget
+    };
+    let first = crate::util::par_map(&jobs, true, || (), |_, _, (r, v)| check(r, v, budget));
+    first
         .into_iter()
-        .map(|v| std::sync::Mutex::new(Some(v)))
-        .collect();
-    let mut results: Vec<Option<Result<LocalCheck, EvalError>>> =
-        (0..rewrites.len()).map(|_| None).collect();
-    // Per worker: (rewrite, result, its values again if refused).
-    type Done = Vec<(usize, Result<LocalCheck, EvalError>, Option<RewriteValues>)>;
-    let done: Vec<Done> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..jobs)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(r) = rewrites.get(k) else { break };
-                        let v = slots[k]
-                            .lock()
-                            .map(|mut s| s.take())
-                            .ok()
-                            .flatten()
-                            .expect("each rewrite is taken once");
-                        // Kept to check again alone if half is not enough.
-                        let again = v.clone();
-                        let result = check(r, v, &half);
-                        let refused = matches!(&result, Err(e) if e.kind == ErrorKind::Memory);
-                        out.push((k, result, refused.then_some(again)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().expect("a check does not panic"))
-            .collect()
-    });
-    for (k, result, again) in done.into_iter().flatten() {
-        results[k] = Some(match again {
-            Some(v) => check(rewrites[k], v, &cfg.memory_budget),
-            None => result,
-        });
-    }
-    results
-        .into_iter()
-        .map(|r| r.expect("every rewrite was checked"))
+        .zip(jobs)
+        .map(|(result, (r, v))| match result {
+            Err(e) if threads > 1 && e.kind == ErrorKind::Memory => check(r, v, &cfg.memory_budget),
+            result => result,
+        })
         .collect()
 }
 
