@@ -807,13 +807,13 @@ impl CheckState {
             check.local += 1;
             let failed = c.failure.clone();
             let line = c.describe();
-            if c.unchecked.is_some() {
+            if c.region.unchecked.is_some() {
                 check.unchecked.push(line.clone());
             }
             check.regions.push(line);
-            let bad = c.rows.iter().find(|row| !row.diff.ok()).cloned();
-            let (name, computation) = (c.name.clone(), c.computation.clone());
-            check.rows.extend(c.rows);
+            let bad = c.region.rows.iter().find(|row| !row.diff.ok()).cloned();
+            let (name, computation) = (c.name, c.region.computation);
+            check.rows.extend(c.region.rows);
             if let (Some(row), Some(detail)) = (bad, failed) {
                 return Ok(Some(local_error(pass, &name, &computation, row, detail)));
             }

@@ -14,7 +14,7 @@ use super::compare::{compare_scaled, max_finite, Diff, OutputRow};
 use super::convert::from_f64_vec;
 use super::region::{
     constant_expression, region_module, region_of, side_error, Diff as RegionDiff, DimClasses,
-    Side, Which,
+    RegionCheck, Side, Which,
 };
 use super::{evaluate_with, random::random_inputs, ErrorKind, EvalOptions, Result};
 use crate::ir::{CompId, Computation, InstrId, Module, Opcode, PrimitiveType, Shape};
@@ -258,31 +258,29 @@ pub enum Inputs {
 /// What the check of one rewrite found.
 #[derive(Debug)]
 pub struct LocalCheck {
-    pub computation: String,
+    /// Where, how large, how sliced; one row per output, the worst case
+    /// of every set of values; whether it holds what the interpreter does
+    /// not evaluate.
+    pub region: RegionCheck,
     /// The rewrite, by the instruction the pass's report names.
     pub name: String,
-    pub before_size: usize,
-    pub after_size: usize,
-    pub sliced: Option<String>,
     pub inputs: Inputs,
     /// The extreme sets of values also checked.
     pub extremes: Vec<&'static str>,
     pub tolerance: Option<LocalTolerance>,
-    /// One row per output, the worst case of every set of values.
-    pub rows: Vec<OutputRow>,
     /// The worst element of a failing row: which values, where, its
     /// inputs there.
     pub failure: Option<String>,
-    /// It holds what the interpreter does not evaluate.
-    pub unchecked: Option<String>,
 }
 
 impl LocalCheck {
     /// One line: what was checked, on which values, within what.
     pub fn describe(&self) -> String {
         let mut s = format!(
-            "rewrite {} in {}: {} instruction(s) before, {} after, ",
-            self.name, self.computation, self.before_size, self.after_size
+            "rewrite {} in {}: {}, ",
+            self.name,
+            self.region.computation,
+            self.region.sizes()
         );
         match &self.inputs {
             Inputs::Real => s.push_str("real inputs"),
@@ -300,12 +298,7 @@ impl LocalCheck {
                 s.push_str(&format!(", scale {m:.3e} (the magnitude its sums add up)"));
             }
         }
-        if let Some(sliced) = &self.sliced {
-            s.push_str(&format!(", sliced {sliced}"));
-        }
-        if let Some(why) = &self.unchecked {
-            s.push_str(&format!(", UNCHECKED: {why}"));
-        }
+        s.push_str(&self.region.how_checked());
         s
     }
 }
@@ -516,17 +509,19 @@ impl Rewrite<'_> {
         });
         let (a, b) = (d.after.computation(), d.before.computation());
         let mut check = LocalCheck {
-            computation: a.name.to_string(),
+            region: RegionCheck {
+                computation: a.name.to_string(),
+                before_size: d.before.region.len(),
+                after_size: d.after.region.len(),
+                sliced: shapes.sliced.then(|| shapes.describe()),
+                rows: Vec::new(),
+                unchecked: None,
+            },
             name: self.name.clone(),
-            before_size: d.before.region.len(),
-            after_size: d.after.region.len(),
-            sliced: shapes.sliced.then(|| shapes.describe()),
             inputs: Inputs::Real,
             extremes: Vec::new(),
             tolerance: None,
-            rows: Vec::new(),
             failure: None,
-            unchecked: None,
         };
         let (need_before, need_after) = (estimate(&before_module), estimate(&after_module));
         let total = need_before
@@ -675,7 +670,7 @@ impl Rewrite<'_> {
             let (want, got) = match evaluated {
                 Ok(v) => v,
                 Err(e) if e.kind == ErrorKind::Unsupported => {
-                    check.unchecked = Some(e.to_string());
+                    check.region.unchecked = Some(e.to_string());
                     return Ok(check);
                 }
                 Err(e) => return Err(e),
@@ -733,7 +728,7 @@ impl Rewrite<'_> {
             }
         }
         check.tolerance = tolerance;
-        check.rows = worst
+        check.region.rows = worst
             .into_iter()
             .enumerate()
             .filter_map(|(k, w)| {

@@ -53,13 +53,27 @@ pub struct RegionCheck {
 impl RegionCheck {
     /// One line: where, how large, how sliced.
     pub fn describe(&self) -> String {
-        let mut s = format!(
-            "region of {}: {} instruction(s) before, {} after, {} output(s)",
+        format!(
+            "region of {}: {}, {} output(s){}",
             self.computation,
-            self.before_size,
-            self.after_size,
-            self.rows.len()
-        );
+            self.sizes(),
+            self.rows.len(),
+            self.how_checked()
+        )
+    }
+
+    /// `N instruction(s) before, M after`.
+    pub fn sizes(&self) -> String {
+        format!(
+            "{} instruction(s) before, {} after",
+            self.before_size, self.after_size
+        )
+    }
+
+    /// How it was sliced, and whether it could not be checked at all, as
+    /// the end of a description.
+    pub fn how_checked(&self) -> String {
+        let mut s = String::new();
         if let Some(sliced) = &self.sliced {
             s.push_str(&format!(", sliced {sliced}"));
         }
