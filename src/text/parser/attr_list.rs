@@ -5,7 +5,7 @@
 //! [`crate::text::attrs`] (which owns the syntax of those values) or kept
 //! as written.
 
-use super::{ModuleState, PResult, Parser, Scope};
+use super::{PResult, Parser, Scope};
 use crate::ir::instruction::{
     attr_key, ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType,
 };
@@ -214,15 +214,7 @@ impl<'a> Parser<'a> {
         let Some(kind) = crate::text::attrs::kind_id(key, opcode) else {
             return Ok(None);
         };
-        let base = self.base;
-        let cached = |st: &'a ModuleState| st.typed.get(&kind).and_then(|m| m.get(raw));
-        if let Some(v) = self
-            .st
-            .typed
-            .get(&kind)
-            .and_then(|m| m.get(raw))
-            .or_else(|| cached(base?))
-        {
+        if let Some(v) = self.st.typed.get(&kind).and_then(|m| m.get(raw)) {
             return Ok(Some(v.clone()));
         }
         // Its own copy: the value must not keep the window.
@@ -337,8 +329,7 @@ impl<'a> Parser<'a> {
     /// An attribute text: the module's copy if it has one, else a slice of
     /// the window (which [`Self::detach`] copies).
     fn kept_text(&self, raw: &'a str) -> SharedStr {
-        let base = self.base;
-        match self.st.texts.get(raw).or_else(|| base?.texts.get(raw)) {
+        match self.st.texts.get(raw) {
             Some(kept) => kept.clone(),
             None => self.shared(raw),
         }
