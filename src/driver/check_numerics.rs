@@ -521,7 +521,7 @@ fn check_rewrites(
         )
     };
     let jobs: Vec<(&&Rewrite, &RewriteValues)> = rewrites.iter().zip(&values).collect();
-    let threads = crate::util::threads_for(jobs.len(), true);
+    let threads = crate::util::threads_for(jobs.len(), true).max(1);
     let share = Budget {
         bytes: cfg.memory_budget.bytes / threads as u64,
         origin: format!(
