@@ -11,6 +11,7 @@ use super::convert::{from_f64_vec, to_f64_vec};
 use super::elementwise::total_key;
 use super::reduce::scalar_at;
 use super::shape_ops::transpose;
+use super::scalar_prog::Comparator;
 use super::{err, Combiner, Interpreter, Result};
 use crate::ir::{AttrValue, CompId, ComparisonDirection, ComparisonType, Instruction};
 use std::cmp::Ordering;
@@ -124,6 +125,17 @@ fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result
             }
         }
         _ => {
+            let prog = it.scalar_prog(comp);
+            let refs: Vec<&Array> = xs.iter().collect();
+            if let Some(cmp) = prog.as_deref().and_then(|p| Comparator::new(p, &refs)) {
+                let mut vals = cmp.scratch();
+                for r in perm.chunks_mut(row) {
+                    let mut v = r.to_vec();
+                    merge_sort(&mut v, &mut |i, j| Ok(cmp.less(i, j, &mut vals)))?;
+                    r.copy_from_slice(&v);
+                }
+                return Ok(perm);
+            }
             for r in perm.chunks_mut(row) {
                 let mut v = r.to_vec();
                 merge_sort(&mut v, &mut |i, j| {
@@ -288,7 +300,13 @@ pub fn xla_topk(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result
     let xs = [(**x).clone()];
     let comb = it.combiner(comp);
     let keys = Keys::of(x)?;
+    let prog = it.scalar_prog(comp);
+    let fast = prog.as_deref().and_then(|p| Comparator::new(p, &[&**x]));
+    let mut vals = fast.as_ref().map(|c| c.scratch()).unwrap_or_default();
     let (abs, rel) = top_rows(x, k, &mut |i, j| match comb {
+        _ if comb == Combiner::General && fast.is_some() => {
+            Ok(fast.as_ref().is_some_and(|c| c.less(i, j, &mut vals)))
+        }
         Combiner::Compare(d, t) => {
             let t = t.unwrap_or_else(|| ComparisonType::default_for(x.ty));
             Ok(holds(d, keys.cmp(i, j, t)))
