@@ -37,6 +37,7 @@ pub mod custom;
 pub mod dot;
 pub mod elementwise;
 pub mod fft;
+pub mod intbin;
 pub mod linalg;
 pub mod local;
 pub mod npy;
