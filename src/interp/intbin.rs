@@ -55,8 +55,26 @@ mod tests {
             BinOp::Rem,
         ];
         for bits in [8u32, 16, 32, 64] {
-            let top = if bits == 64 { u64::MAX } else { (1 << bits) - 1 };
-            let vals = [0, 1, 2, 7, 31, 32, 63, 64, 65, top / 2, top / 2 + 1, top - 1, top];
+            let top = if bits == 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+            let vals = [
+                0,
+                1,
+                2,
+                7,
+                31,
+                32,
+                63,
+                64,
+                65,
+                top / 2,
+                top / 2 + 1,
+                top - 1,
+                top,
+            ];
             let (mut x, mut y) = (Vec::new(), Vec::new());
             for &a in &vals {
                 for &b in &vals {

@@ -7,8 +7,8 @@ use super::array::{shape_dims, strides, Array, Data, Value};
 use super::attrs;
 use super::convert::{from_f32_vec, from_f64_vec, to_f32_vec, to_f64_vec};
 use super::elementwise::{fbin32, fbin64, pbin, sbin, ubin, BinOp};
-use super::shape_ops::transposed;
 use super::scalar_prog::{keys_of, Key, Prog, Src, Val};
+use super::shape_ops::transposed;
 use super::{err, Combiner, Interpreter, Result};
 use crate::ir::{CompId, Instruction};
 use std::sync::Arc;
@@ -306,7 +306,8 @@ pub(crate) fn reduce_prog(
     }
     for k in 0..n {
         let ty = xs[k].ty;
-        if prog.param_types[k] != ty || prog.param_types[n + k] != ty || prog.output_types[k] != ty {
+        if prog.param_types[k] != ty || prog.param_types[n + k] != ty || prog.output_types[k] != ty
+        {
             return Ok(None);
         }
     }

@@ -257,9 +257,15 @@ impl Prog {
                     };
                     (node, p.deps[ops[0]] | p.deps[ops[1]] | p.deps[ops[2]])
                 }
-                (Opcode::And, 2) if all_pred => (Node::And(ops[0], ops[1]), p.deps[ops[0]] | p.deps[ops[1]]),
-                (Opcode::Or, 2) if all_pred => (Node::Or(ops[0], ops[1]), p.deps[ops[0]] | p.deps[ops[1]]),
-                (Opcode::Xor, 2) if all_pred => (Node::Xor(ops[0], ops[1]), p.deps[ops[0]] | p.deps[ops[1]]),
+                (Opcode::And, 2) if all_pred => {
+                    (Node::And(ops[0], ops[1]), p.deps[ops[0]] | p.deps[ops[1]])
+                }
+                (Opcode::Or, 2) if all_pred => {
+                    (Node::Or(ops[0], ops[1]), p.deps[ops[0]] | p.deps[ops[1]])
+                }
+                (Opcode::Xor, 2) if all_pred => {
+                    (Node::Xor(ops[0], ops[1]), p.deps[ops[0]] | p.deps[ops[1]])
+                }
                 (Opcode::Not, 1) if all_pred => (Node::Not(ops[0]), p.deps[ops[0]]),
                 _ => return None,
             };
