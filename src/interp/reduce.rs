@@ -321,58 +321,63 @@ pub(crate) fn reduce_prog(
     else {
         return Ok(None);
     };
-    let mut vals = prog.scratch();
-    let mut params = vec![
-        Val {
-            key: Key::P(false),
-            src: Src::Computed
-        };
-        2 * n
-    ];
-    let mut acc: Vec<(Key, Loc)> = Vec::with_capacity(n);
-    let mut next: Vec<(Key, Loc)> = Vec::with_capacity(n);
-    let mut locs: Vec<Vec<Loc>> = vec![Vec::with_capacity(nout); n];
-    for o in 0..nout {
-        acc.clear();
-        acc.extend((0..n).map(|k| (init_keys[k], Loc::Init(k))));
-        for pos in o * r..(o + 1) * r {
-            for k in 0..n {
-                params[k] = Val {
-                    key: acc[k].0,
-                    src: Src::Param(k),
-                };
-                params[n + k] = Val {
-                    key: keys[k][pos],
-                    src: Src::Param(n + k),
-                };
+    // Each output's fold on its own (outputs split over the cores when
+    // large, as `chunks` does): locs[o * n + k] is where output o's k-th
+    // result ends up.
+    let mut locs: Vec<Loc> = vec![Loc::Pred(false); nout * n];
+    let worth = nout >= 2 && nout * r >= super::par::MIN_PARALLEL;
+    super::par::for_chunks_if(&mut locs, n.max(1), worth, |start, chunk| {
+        let mut vals = prog.scratch();
+        let mut params = vec![
+            Val {
+                key: Key::P(false),
+                src: Src::Computed
+            };
+            2 * n
+        ];
+        let mut acc: Vec<(Key, Loc)> = Vec::with_capacity(n);
+        let mut next: Vec<(Key, Loc)> = Vec::with_capacity(n);
+        for (c, out_locs) in chunk.chunks_mut(n).enumerate() {
+            let o = start / n + c;
+            acc.clear();
+            acc.extend((0..n).map(|k| (init_keys[k], Loc::Init(k))));
+            for pos in o * r..(o + 1) * r {
+                for k in 0..n {
+                    params[k] = Val {
+                        key: acc[k].0,
+                        src: Src::Param(k as u32),
+                    };
+                    params[n + k] = Val {
+                        key: keys[k][pos],
+                        src: Src::Param((n + k) as u32),
+                    };
+                }
+                prog.run(&params, &mut vals);
+                next.clear();
+                for &out in &prog.outputs {
+                    let v = vals[out];
+                    let loc = match v.src {
+                        Src::Param(p) if (p as usize) < n => acc[p as usize].1,
+                        Src::Param(p) => Loc::Input(p as usize - n, pos),
+                        Src::Const(c) => Loc::Const(c as usize),
+                        // Only pred logic computes values.
+                        Src::Computed => Loc::Pred(matches!(v.key, Key::P(true))),
+                    };
+                    next.push((v.key, loc));
+                }
+                std::mem::swap(&mut acc, &mut next);
             }
-            prog.run(&params, &mut vals);
-            next.clear();
-            for &out in &prog.outputs {
-                let v = vals[out];
-                let loc = match v.src {
-                    Src::Param(p) if p < n => acc[p].1,
-                    Src::Param(p) => Loc::Input(p - n, pos),
-                    Src::Const(c) => Loc::Const(c),
-                    Src::Computed => match v.key {
-                        Key::P(b) => Loc::Pred(b),
-                        _ => return Err(err("internal error: a computed non-pred value")),
-                    },
-                };
-                next.push((v.key, loc));
+            for (l, a) in out_locs.iter_mut().zip(&acc) {
+                *l = a.1;
             }
-            std::mem::swap(&mut acc, &mut next);
         }
-        for (k, a) in acc.iter().enumerate() {
-            locs[k].push(a.1);
-        }
-    }
+    });
     let mut outs = Vec::with_capacity(n);
-    for (k, ls) in locs.iter().enumerate() {
-        let ty = xs[k].ty;
+    for (k, x) in xs.iter().enumerate() {
+        let ty = x.ty;
         let mut data = Data::zeros(ty, nout)?;
-        for (o, l) in ls.iter().enumerate() {
-            match *l {
+        for o in 0..nout {
+            match locs[o * n + k] {
                 Loc::Init(i) => data.set_from(o, &inits[i].data, 0)?,
                 Loc::Input(i, pos) => data.set_from(o, &xs[i].data, pos)?,
                 Loc::Const(c) => data.set_from(o, &prog.consts[c].data, 0)?,

@@ -42,7 +42,7 @@ pub fn keys_of(a: &Array) -> Option<Vec<Key>> {
 
 /// `compare(a, b)` on keys of one type of `bits` bits, as
 /// `elementwise::compare` orders them.
-#[inline]
+#[inline(always)]
 fn key_order(a: Key, b: Key, t: ComparisonType, bits: u32) -> Option<Ordering> {
     match (a, b) {
         (Key::F(x), Key::F(y)) if t == ComparisonType::TotalOrder => {
@@ -82,8 +82,8 @@ fn holds(d: ComparisonDirection, o: Option<Ordering>) -> bool {
 /// Where a value came from: a parameter, a constant, or (pred logic) none.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Src {
-    Param(usize),
-    Const(usize),
+    Param(u32),
+    Const(u32),
     Computed,
 }
 
@@ -302,7 +302,7 @@ impl Prog {
     }
 
     /// Runs node `i` with the values so far in `vals`.
-    #[inline]
+    #[inline(always)]
     fn step(&self, i: usize, params: &[Val], vals: &mut [Val]) {
         let pv = |b: bool| Val {
             key: Key::P(b),
@@ -313,7 +313,7 @@ impl Prog {
             Node::Param(n) => params[n],
             Node::Const(c) => Val {
                 key: self.const_keys[c],
-                src: Src::Const(c),
+                src: Src::Const(c as u32),
             },
             Node::Cmp { a, b, d, t, bits } => {
                 pv(holds(d, key_order(vals[a].key, vals[b].key, t, bits)))
@@ -429,7 +429,7 @@ impl<'p> Comparator<'p> {
                 for (k, ks) in keys.iter().enumerate() {
                     params[2 * k + params_at] = Val {
                         key: ks[e],
-                        src: Src::Param(2 * k + params_at),
+                        src: Src::Param((2 * k + params_at) as u32),
                     };
                 }
                 for &i in &order {

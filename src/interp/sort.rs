@@ -224,8 +224,9 @@ fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result
             let by_keys = matches!(d, ComparisonDirection::Lt | ComparisonDirection::Gt)
                 && (t == ComparisonType::TotalOrder || !nan);
             if by_keys {
-                // Rows on all cores when there are enough of them to pay.
-                let worth = perm.len() >= 1 << 14 && perm.len() / row >= 2;
+                // Rows on all cores when large (a thread may wait for a
+                // core longer than a small sort takes).
+                let worth = perm.len() >= super::par::MIN_PARALLEL && perm.len() / row >= 2;
                 super::par::for_chunks_if(&mut perm, row, worth, |_, rows| {
                     for r in rows.chunks_mut(row) {
                         if let Some(sorted) = sort_by_order_keys(r, &keys, d, t, bits) {
@@ -245,12 +246,19 @@ fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result
             let prog = it.scalar_prog(comp);
             let refs: Vec<&Array> = xs.iter().collect();
             if let Some(cmp) = prog.as_deref().and_then(|p| Comparator::new(p, &refs)) {
-                let mut vals = cmp.scratch();
-                for r in perm.chunks_mut(row) {
-                    let mut v = r.to_vec();
-                    merge_sort(&mut v, &mut |i, j| Ok(cmp.less(i, j, &mut vals)))?;
-                    r.copy_from_slice(&v);
-                }
+                // Rows on all cores when large (a thread may wait for a
+                // core longer than a small sort takes).
+                let worth = perm.len() >= super::par::MIN_PARALLEL && perm.len() / row >= 2;
+                super::par::for_chunks_if(&mut perm, row, worth, |_, rows| {
+                    let mut vals = cmp.scratch();
+                    for r in rows.chunks_mut(row) {
+                        let mut v = r.to_vec();
+                        // The predicate cannot fail, nor can the sort then.
+                        if merge_sort(&mut v, &mut |i, j| Ok(cmp.less(i, j, &mut vals))).is_ok() {
+                            r.copy_from_slice(&v);
+                        }
+                    }
+                });
                 return Ok(perm);
             }
             for r in perm.chunks_mut(row) {
