@@ -304,8 +304,8 @@ pub(crate) fn reduce_prog(
     if prog.param_types.len() != 2 * n || prog.outputs.len() != n || (n > 1 && !prog.tuple_root) {
         return Ok(None);
     }
-    for k in 0..n {
-        let ty = xs[k].ty;
+    for (k, x) in xs.iter().enumerate() {
+        let ty = x.ty;
         if prog.param_types[k] != ty || prog.param_types[n + k] != ty || prog.output_types[k] != ty
         {
             return Ok(None);
@@ -341,7 +341,8 @@ pub(crate) fn reduce_prog(
             let o = start / n + c;
             acc.clear();
             acc.extend((0..n).map(|k| (init_keys[k], Loc::Init(k))));
-            for pos in o * r..(o + 1) * r {
+            for j in 0..r {
+                let pos = o * r + j;
                 for k in 0..n {
                     params[k] = Val {
                         key: acc[k].0,
