@@ -328,13 +328,6 @@ pub(crate) fn reduce_prog(
     let worth = nout >= 2 && nout * r >= super::par::MIN_PARALLEL;
     super::par::for_chunks_if(&mut locs, n.max(1), worth, |start, chunk| {
         let mut vals = prog.scratch();
-        let mut params = vec![
-            Val {
-                key: Key::P(false),
-                src: Src::Computed
-            };
-            2 * n
-        ];
         let mut acc: Vec<(Key, Loc)> = Vec::with_capacity(n);
         let mut next: Vec<(Key, Loc)> = Vec::with_capacity(n);
         for (c, out_locs) in chunk.chunks_mut(n).enumerate() {
@@ -344,16 +337,16 @@ pub(crate) fn reduce_prog(
             for j in 0..r {
                 let pos = o * r + j;
                 for k in 0..n {
-                    params[k] = Val {
+                    vals[prog.param_nodes[k]] = Val {
                         key: acc[k].0,
                         src: Src::Param(k as u32),
                     };
-                    params[n + k] = Val {
+                    vals[prog.param_nodes[n + k]] = Val {
                         key: keys[k][pos],
                         src: Src::Param((n + k) as u32),
                     };
                 }
-                prog.run(&params, &mut vals);
+                prog.run_ops(&mut vals);
                 next.clear();
                 for &out in &prog.outputs {
                     let v = vals[out];

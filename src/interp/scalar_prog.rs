@@ -133,6 +133,10 @@ pub struct Prog {
     pub output_types: Vec<PrimitiveType>,
     /// True when the root is a tuple.
     pub tuple_root: bool,
+    /// The node of each parameter.
+    pub param_nodes: Vec<usize>,
+    /// The nodes that compute (neither parameters nor constants), in order.
+    ops: Vec<usize>,
 }
 
 impl Prog {
@@ -186,6 +190,8 @@ impl Prog {
             outputs: Vec::new(),
             output_types: Vec::new(),
             tuple_root: false,
+            param_nodes: vec![0; nparams],
+            ops: Vec::new(),
         };
         let mut seen_params = vec![false; nparams];
         let mut types: Vec<PrimitiveType> = Vec::with_capacity(order.len());
@@ -270,6 +276,11 @@ impl Prog {
                 _ => return None,
             };
             slot[id.index()] = Some(p.nodes.len());
+            match node {
+                Node::Param(n) => p.param_nodes[n] = p.nodes.len(),
+                Node::Const(_) => {}
+                _ => p.ops.push(p.nodes.len()),
+            }
             p.nodes.push(node);
             p.deps.push(dep);
             types.push(ty);
@@ -332,22 +343,34 @@ impl Prog {
         };
     }
 
-    /// Runs the whole program; the outputs are `vals[self.outputs[k]]`.
-    pub fn run(&self, params: &[Val], vals: &mut [Val]) {
-        for i in 0..self.nodes.len() {
-            self.step(i, params, vals);
+    /// Runs the nodes that compute, the parameters' values being in
+    /// `vals[self.param_nodes[k]]` and the constants' where
+    /// [`Prog::scratch`] put them.
+    pub fn run_ops(&self, vals: &mut [Val]) {
+        for &i in &self.ops {
+            self.step(i, &[], vals);
         }
     }
 
-    /// A scratch buffer for [`Prog::run`].
+    /// A scratch buffer for [`Prog::run_ops`], with the
+    /// constants' values in place.
     pub fn scratch(&self) -> Vec<Val> {
-        vec![
+        let mut vals = vec![
             Val {
                 key: Key::P(false),
                 src: Src::Computed,
             };
             self.nodes.len()
-        ]
+        ];
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let Node::Const(c) = *n {
+                vals[i] = Val {
+                    key: self.const_keys[c],
+                    src: Src::Const(c as u32),
+                };
+            }
+        }
+        vals
     }
 }
 
