@@ -445,12 +445,7 @@ pub fn binary(op: BinOp, a: &Array, b: &Array) -> Result<Array> {
                 .map(|(&p, &q)| sbin(op, p, q, bits))
                 .collect::<Result<_>>()?,
         ),
-        (Data::U(x), Data::U(y)) => Data::U(
-            x.iter()
-                .zip(y)
-                .map(|(&p, &q)| ubin(op, p, q, bits))
-                .collect::<Result<_>>()?,
-        ),
+        (Data::U(x), Data::U(y)) => Data::U(super::intbin::binary_u(op, x, y, bits)?),
         (Data::Pred(x), Data::Pred(y)) => Data::Pred(
             x.iter()
                 .zip(y)

@@ -37,6 +37,7 @@ pub mod custom;
 pub mod dot;
 pub mod elementwise;
 pub mod fft;
+pub mod intbin;
 pub mod linalg;
 pub mod local;
 pub mod npy;
@@ -45,6 +46,7 @@ pub mod random;
 pub mod reduce;
 pub mod region;
 pub mod rng_bits;
+pub mod scalar_prog;
 pub mod select_scatter;
 pub mod shape_ops;
 pub mod sort;
@@ -254,6 +256,9 @@ pub struct Interpreter<'m> {
     pub options: EvalOptions,
     plans: RefCell<FxMap<CompId, Rc<Plan>>>,
     combiners: RefCell<FxMap<CompId, Combiner>>,
+    /// Reducers and comparators compiled to [`scalar_prog::Prog`] (None:
+    /// not of that form).
+    progs: RefCell<FxMap<CompId, Option<Rc<scalar_prog::Prog>>>>,
     /// The device this interpreter runs (its flattened id), which
     /// `partition-id`, `replica-id` and the collectives see.
     device: usize,
@@ -319,6 +324,7 @@ impl<'m> Interpreter<'m> {
             options: EvalOptions::default(),
             plans: RefCell::new(FxMap::default()),
             combiners: RefCell::new(FxMap::default()),
+            progs: RefCell::new(FxMap::default()),
             device: 0,
             topology: OnceCell::new(),
             lockstep: false,
@@ -517,6 +523,16 @@ impl<'m> Interpreter<'m> {
         let c = self.classify(cid);
         self.combiners.borrow_mut().insert(cid, c);
         c
+    }
+
+    /// Computation `cid` as a [`scalar_prog::Prog`], when it is one.
+    pub fn scalar_prog(&self, cid: CompId) -> Option<Rc<scalar_prog::Prog>> {
+        if let Some(p) = self.progs.borrow().get(&cid) {
+            return p.clone();
+        }
+        let p = scalar_prog::Prog::compile(self.module, cid).map(Rc::new);
+        self.progs.borrow_mut().insert(cid, p.clone());
+        p
     }
 
     fn classify(&self, cid: CompId) -> Combiner {

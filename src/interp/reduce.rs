@@ -7,6 +7,7 @@ use super::array::{shape_dims, strides, Array, Data, Value};
 use super::attrs;
 use super::convert::{from_f32_vec, from_f64_vec, to_f32_vec, to_f64_vec};
 use super::elementwise::{fbin32, fbin64, pbin, sbin, ubin, BinOp};
+use super::scalar_prog::{keys_of, Key, Prog, Src, Val};
 use super::shape_ops::transposed;
 use super::{err, Combiner, Interpreter, Result};
 use crate::ir::{CompId, Instruction};
@@ -237,6 +238,21 @@ pub fn reduce(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<V
             return Ok(Value::array(Array::new(x0.ty, out_dims, data)?));
         }
     }
+    if let Some(prog) = it.scalar_prog(comp) {
+        let xs: Vec<&Array> = xs.iter().map(|x| &**x).collect();
+        let inits: Vec<&Array> = inits.iter().map(|i| &***i).collect();
+        if let Some(outs) = reduce_prog(&prog, &xs, &inits, r, nout)? {
+            let outs: Vec<Value> = outs
+                .into_iter()
+                .map(|(ty, data)| Array::new(ty, out_dims.clone(), data).map(Value::array))
+                .collect::<Result<_>>()?;
+            return Ok(if n == 1 && !instr.shape.is_tuple() {
+                outs.into_iter().next().expect("one output")
+            } else {
+                Value::Tuple(outs.into())
+            });
+        }
+    }
     // General: call the reducer for each element, in row-major order of
     // the reduced dimensions.
     let mut results: Vec<Vec<Value>> = vec![Vec::with_capacity(nout); n];
@@ -261,6 +277,110 @@ pub fn reduce(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<V
     } else {
         Value::Tuple(outs.into())
     })
+}
+
+/// Where an accumulator's value is: copied from there at the end, so the
+/// result has the very bits the general evaluator's would.
+#[derive(Clone, Copy)]
+enum Loc {
+    Init(usize),
+    Input(usize, usize),
+    Const(usize),
+    Pred(bool),
+}
+
+/// Reduce with a [`Prog`] reducer: the same fold as the general path
+/// (each output from its init, the reduced elements in order), None when
+/// the program does not fit the operands. `xs` are laid out with each
+/// output's `r` reduced elements contiguous.
+pub(crate) fn reduce_prog(
+    prog: &Prog,
+    xs: &[&Array],
+    inits: &[&Array],
+    r: usize,
+    nout: usize,
+) -> Result<Option<Vec<(crate::ir::PrimitiveType, Data)>>> {
+    let n = xs.len();
+    if prog.param_types.len() != 2 * n || prog.outputs.len() != n || (n > 1 && !prog.tuple_root) {
+        return Ok(None);
+    }
+    for (k, x) in xs.iter().enumerate() {
+        let ty = x.ty;
+        if prog.param_types[k] != ty || prog.param_types[n + k] != ty || prog.output_types[k] != ty
+        {
+            return Ok(None);
+        }
+    }
+    let Some(keys) = xs.iter().map(|x| keys_of(x)).collect::<Option<Vec<_>>>() else {
+        return Ok(None);
+    };
+    let Some(init_keys) = inits
+        .iter()
+        .map(|i| keys_of(i).and_then(|k| k.first().copied()))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
+    };
+    // Each output's fold on its own (outputs split over the cores when
+    // large, as `chunks` does): locs[o * n + k] is where output o's k-th
+    // result ends up.
+    let mut locs: Vec<Loc> = vec![Loc::Pred(false); nout * n];
+    let worth = nout >= 2 && nout * r >= super::par::MIN_PARALLEL;
+    super::par::for_chunks_if(&mut locs, n.max(1), worth, |start, chunk| {
+        let mut vals = prog.scratch();
+        let mut acc: Vec<(Key, Loc)> = Vec::with_capacity(n);
+        let mut next: Vec<(Key, Loc)> = Vec::with_capacity(n);
+        for (c, out_locs) in chunk.chunks_mut(n).enumerate() {
+            let o = start / n + c;
+            acc.clear();
+            acc.extend((0..n).map(|k| (init_keys[k], Loc::Init(k))));
+            for j in 0..r {
+                let pos = o * r + j;
+                for k in 0..n {
+                    vals[prog.param_nodes[k]] = Val {
+                        key: acc[k].0,
+                        src: Src::Param(k as u32),
+                    };
+                    vals[prog.param_nodes[n + k]] = Val {
+                        key: keys[k][pos],
+                        src: Src::Param((n + k) as u32),
+                    };
+                }
+                prog.run_ops(&mut vals);
+                next.clear();
+                for &out in &prog.outputs {
+                    let v = vals[out];
+                    let loc = match v.src {
+                        Src::Param(p) if (p as usize) < n => acc[p as usize].1,
+                        Src::Param(p) => Loc::Input(p as usize - n, pos),
+                        Src::Const(c) => Loc::Const(c as usize),
+                        // Only pred logic computes values.
+                        Src::Computed => Loc::Pred(matches!(v.key, Key::P(true))),
+                    };
+                    next.push((v.key, loc));
+                }
+                std::mem::swap(&mut acc, &mut next);
+            }
+            for (l, a) in out_locs.iter_mut().zip(&acc) {
+                *l = a.1;
+            }
+        }
+    });
+    let mut outs = Vec::with_capacity(n);
+    for (k, x) in xs.iter().enumerate() {
+        let ty = x.ty;
+        let mut data = Data::zeros(ty, nout)?;
+        for o in 0..nout {
+            match locs[o * n + k] {
+                Loc::Init(i) => data.set_from(o, &inits[i].data, 0)?,
+                Loc::Input(i, pos) => data.set_from(o, &xs[i].data, pos)?,
+                Loc::Const(c) => data.set_from(o, &prog.consts[c].data, 0)?,
+                Loc::Pred(b) => data.set_from(o, &Data::Pred(vec![b]), 0)?,
+            }
+        }
+        outs.push((ty, data));
+    }
+    Ok(Some(outs))
 }
 
 pub fn reduce_window(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {

@@ -10,6 +10,7 @@ use super::attrs;
 use super::convert::{from_f64_vec, to_f64_vec};
 use super::elementwise::total_key;
 use super::reduce::scalar_at;
+use super::scalar_prog::Comparator;
 use super::shape_ops::transpose;
 use super::{err, Combiner, Interpreter, Result};
 use crate::ir::{AttrValue, CompId, ComparisonDirection, ComparisonType, Instruction};
@@ -76,17 +77,118 @@ impl Keys {
         })
     }
 
-    fn cmp(&self, i: usize, j: usize, t: ComparisonType) -> Option<Ordering> {
+    /// As `elementwise::compare` orders elements of `bits` bits under `t`.
+    fn cmp(&self, i: usize, j: usize, t: ComparisonType, bits: u32) -> Option<Ordering> {
+        use super::array::{wrap_s, wrap_u};
         match self {
             Keys::F(v) if t == ComparisonType::TotalOrder => {
                 Some(total_key(v[i]).cmp(&total_key(v[j])))
             }
             Keys::F(v) => v[i].partial_cmp(&v[j]),
+            Keys::S(v) if t == ComparisonType::Unsigned => {
+                Some(wrap_u(v[i] as u64, bits).cmp(&wrap_u(v[j] as u64, bits)))
+            }
             Keys::S(v) => Some(v[i].cmp(&v[j])),
+            Keys::U(v) if t == ComparisonType::Signed => {
+                Some(wrap_s(v[i] as i64, bits).cmp(&wrap_s(v[j] as i64, bits)))
+            }
             Keys::U(v) => Some(v[i].cmp(&v[j])),
             Keys::P(v) => Some(v[i].cmp(&v[j])),
         }
     }
+}
+
+/// The positions `r` in the stable order of `compare(a, b), direction=d`
+/// on `keys`, sorted by an unsigned key per element, when that compare is a
+/// strict weak order (LT or GT on integers, on floats in total order, or
+/// on floats of a row without NaN): then the stable order is unique, so it
+/// is the one [`merge_sort`] gives. None otherwise.
+fn sort_by_order_keys(
+    r: &[usize],
+    keys: &Keys,
+    d: ComparisonDirection,
+    t: ComparisonType,
+    bits: u32,
+) -> Option<Vec<usize>> {
+    let mut pairs = order_keys(r, keys, d, t, bits)?;
+    // Equal keys keep their positions' order: (key, position) is a total
+    // order, so an unstable sort gives the stable order.
+    pairs.sort_unstable();
+    Some(pairs.into_iter().map(|(_, i)| i).collect())
+}
+
+/// Per position of `r`: (an unsigned key whose ascending order is the
+/// order of `compare(a, b), direction=d, type=t`, the position), when that
+/// compare is a strict weak order (LT or GT on integers, on floats in
+/// total order, or on floats of a row without NaN): then the stable order
+/// is unique, so it is the one [`merge_sort`] gives. None otherwise.
+fn order_keys(
+    r: &[usize],
+    keys: &Keys,
+    d: ComparisonDirection,
+    t: ComparisonType,
+    bits: u32,
+) -> Option<Vec<(u64, usize)>> {
+    const SIGN: u64 = 1 << 63;
+    let descending = match d {
+        ComparisonDirection::Lt => false,
+        ComparisonDirection::Gt => true,
+        _ => return None,
+    };
+    let mut pairs: Vec<(u64, usize)> = Vec::with_capacity(r.len());
+    for &i in r {
+        let k = match keys {
+            Keys::F(v) if t == ComparisonType::TotalOrder => total_key(v[i]) as u64 ^ SIGN,
+            Keys::F(v) if v[i].is_nan() => return None,
+            // + 0.0 makes -0 into +0: equal, as partial_cmp has them.
+            Keys::F(v) => total_key(v[i] + 0.0) as u64 ^ SIGN,
+            Keys::S(v) if t == ComparisonType::Unsigned => super::array::wrap_u(v[i] as u64, bits),
+            Keys::S(v) => v[i] as u64 ^ SIGN,
+            Keys::U(v) if t == ComparisonType::Signed => {
+                super::array::wrap_s(v[i] as i64, bits) as u64 ^ SIGN
+            }
+            Keys::U(v) => v[i],
+            Keys::P(v) => u64::from(v[i]),
+        };
+        pairs.push((if descending { !k } else { k }, i));
+    }
+    Some(pairs)
+}
+
+/// [`top_rows`] for `compare(a, b), direction=d, type=t` on `keys`: the
+/// first k of each row selected, then sorted, by [`order_keys`] (None when
+/// those do not apply).
+fn top_rows_by_keys(
+    x: &Array,
+    k: usize,
+    keys: &Keys,
+    d: ComparisonDirection,
+    t: ComparisonType,
+) -> Result<Option<(Vec<usize>, Vec<usize>)>> {
+    let row = *x.dims.last().ok_or_else(|| err("top-k of a scalar"))?;
+    if k > row {
+        return Err(err(format!("k = {k} exceeds the last dimension ({row})")));
+    }
+    let rows = x.len().checked_div(row).unwrap_or(0);
+    let mut abs = Vec::with_capacity(rows * k);
+    let mut rel = Vec::with_capacity(rows * k);
+    let bits = x.ty.bit_width();
+    for r in 0..rows {
+        let pos: Vec<usize> = (r * row..(r + 1) * row).collect();
+        let Some(mut pairs) = order_keys(&pos, keys, d, t, bits) else {
+            return Ok(None);
+        };
+        if k < row && k > 0 {
+            pairs.select_nth_unstable(k - 1);
+        }
+        pairs.truncate(k);
+        pairs.sort_unstable();
+        for (_, p) in pairs {
+            abs.push(p);
+            rel.push(p - r * row);
+        }
+    }
+    Ok(Some((abs, rel)))
 }
 
 fn holds(d: ComparisonDirection, o: Option<Ordering>) -> bool {
@@ -117,13 +219,48 @@ fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result
         Combiner::Compare(d, t) => {
             let t = t.unwrap_or_else(|| ComparisonType::default_for(xs[0].ty));
             let keys = Keys::of(&xs[0])?;
+            let bits = xs[0].ty.bit_width();
+            let nan = matches!(&keys, Keys::F(v) if v.iter().any(|x| x.is_nan()));
+            let by_keys = matches!(d, ComparisonDirection::Lt | ComparisonDirection::Gt)
+                && (t == ComparisonType::TotalOrder || !nan);
+            if by_keys {
+                // Rows on all cores when large (a thread may wait for a
+                // core longer than a small sort takes).
+                let worth = perm.len() >= super::par::MIN_PARALLEL && perm.len() / row >= 2;
+                super::par::for_chunks_if(&mut perm, row, worth, |_, rows| {
+                    for r in rows.chunks_mut(row) {
+                        if let Some(sorted) = sort_by_order_keys(r, &keys, d, t, bits) {
+                            r.copy_from_slice(&sorted);
+                        }
+                    }
+                });
+                return Ok(perm);
+            }
             for r in perm.chunks_mut(row) {
                 let mut v = r.to_vec();
-                merge_sort(&mut v, &mut |i, j| Ok(holds(d, keys.cmp(i, j, t))))?;
+                merge_sort(&mut v, &mut |i, j| Ok(holds(d, keys.cmp(i, j, t, bits))))?;
                 r.copy_from_slice(&v);
             }
         }
         _ => {
+            let prog = it.scalar_prog(comp);
+            let refs: Vec<&Array> = xs.iter().collect();
+            if let Some(cmp) = prog.as_deref().and_then(|p| Comparator::new(p, &refs)) {
+                // Rows on all cores when large (a thread may wait for a
+                // core longer than a small sort takes).
+                let worth = perm.len() >= super::par::MIN_PARALLEL && perm.len() / row >= 2;
+                super::par::for_chunks_if(&mut perm, row, worth, |_, rows| {
+                    let mut vals = cmp.scratch();
+                    for r in rows.chunks_mut(row) {
+                        let mut v = r.to_vec();
+                        // The predicate cannot fail, nor can the sort then.
+                        if merge_sort(&mut v, &mut |i, j| Ok(cmp.less(i, j, &mut vals))).is_ok() {
+                            r.copy_from_slice(&v);
+                        }
+                    }
+                });
+                return Ok(perm);
+            }
             for r in perm.chunks_mut(row) {
                 let mut v = r.to_vec();
                 merge_sort(&mut v, &mut |i, j| {
@@ -262,8 +399,18 @@ pub fn topk_op(instr: &Instruction, ops: &[&Value]) -> Result<Value> {
     }
     let largest = attrs::bool_attr(instr, "largest")?.unwrap_or(true);
     let keys = Keys::of(x)?;
+    let bits = x.ty.bit_width();
+    let d = if largest {
+        ComparisonDirection::Gt
+    } else {
+        ComparisonDirection::Lt
+    };
+    if let Some((abs, rel)) = top_rows_by_keys(x, k, &keys, d, ComparisonType::TotalOrder)? {
+        let iv: Vec<f64> = rel.iter().map(|&r| r as f64).collect();
+        return topk_result(x, &instr.shape, &abs, &iv);
+    }
     let (abs, rel) = top_rows(x, k, &mut |i, j| {
-        let o = keys.cmp(i, j, ComparisonType::TotalOrder);
+        let o = keys.cmp(i, j, ComparisonType::TotalOrder, bits);
         Ok(if largest {
             o == Some(Ordering::Greater)
         } else {
@@ -288,10 +435,23 @@ pub fn xla_topk(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result
     let xs = [(**x).clone()];
     let comb = it.combiner(comp);
     let keys = Keys::of(x)?;
+    if let Combiner::Compare(d, t) = comb {
+        let t = t.unwrap_or_else(|| ComparisonType::default_for(x.ty));
+        if let Some((abs, rel)) = top_rows_by_keys(x, k, &keys, d, t)? {
+            let iv: Vec<f64> = rel.iter().map(|&r| r as f64).collect();
+            return topk_result(x, &instr.shape, &abs, &iv);
+        }
+    }
+    let prog = it.scalar_prog(comp);
+    let fast = prog.as_deref().and_then(|p| Comparator::new(p, &[&**x]));
+    let mut vals = fast.as_ref().map(|c| c.scratch()).unwrap_or_default();
     let (abs, rel) = top_rows(x, k, &mut |i, j| match comb {
+        _ if comb == Combiner::General && fast.is_some() => {
+            Ok(fast.as_ref().is_some_and(|c| c.less(i, j, &mut vals)))
+        }
         Combiner::Compare(d, t) => {
             let t = t.unwrap_or_else(|| ComparisonType::default_for(x.ty));
-            Ok(holds(d, keys.cmp(i, j, t)))
+            Ok(holds(d, keys.cmp(i, j, t, x.ty.bit_width())))
         }
         _ => {
             let args = [scalar_at(&xs[0], i), scalar_at(&xs[0], j)];
