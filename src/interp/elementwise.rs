@@ -458,8 +458,16 @@ pub fn binary(op: BinOp, a: &Array, b: &Array) -> Result<Array> {
                 .collect::<Result<_>>()?,
         ),
         (Data::C64(_), _) | (Data::C128(_), _) => return super::complex::binary(op, a, b),
+        (Data::F16(x), Data::F16(y)) => {
+            fbin32(op, 0.0, 0.0)?;
+            Data::F16(binary_narrow(op, x, y))
+        }
+        (Data::Bf16(x), Data::Bf16(y)) => {
+            fbin32(op, 0.0, 0.0)?;
+            Data::Bf16(binary_narrow(op, x, y))
+        }
         _ => {
-            // f16, bf16, narrow floats: in f32, rounded back.
+            // The 8- and 4-bit floats: in f32, rounded back.
             let x = to_f32_vec(&a.data, a.ty);
             let y = to_f32_vec(&b.data, b.ty);
             let r = x
@@ -473,31 +481,162 @@ pub fn binary(op: BinOp, a: &Array, b: &Array) -> Result<Array> {
     Array::new(a.ty, a.dims.clone(), data)
 }
 
-/// `x op y` on f32 arrays: the op chosen once, so that each loop is a
-/// plain (vectorisable) one, on all cores when large.
-fn binary_f32(op: BinOp, x: &[f32], y: &[f32]) -> Vec<f32> {
-    match op {
-        BinOp::Add => par::zip(x, y, |&p, &q| p + q),
-        BinOp::Sub => par::zip(x, y, |&p, &q| p - q),
-        BinOp::Mul => par::zip(x, y, |&p, &q| p * q),
-        BinOp::Div => par::zip(x, y, |&p, &q| p / q),
-        BinOp::Max => par::zip(x, y, |&p, &q| fmax32(p, q)),
-        BinOp::Min => par::zip(x, y, |&p, &q| fmin32(p, q)),
-        _ => par::zip(x, y, |&p, &q| fbin32(op, p, q).unwrap_or(f32::NAN)),
+/// f16 and bf16, computed in f32 and rounded back after each op, element
+/// by element (the same conversions as `to_f32_vec`/`from_f32_vec`).
+pub trait Narrow: Copy + Send + Sync {
+    fn widen(self) -> f32;
+    fn narrow(x: f32) -> Self;
+}
+
+impl Narrow for half::f16 {
+    #[inline]
+    fn widen(self) -> f32 {
+        self.to_f32()
     }
+    #[inline]
+    fn narrow(x: f32) -> Self {
+        half::f16::from_f32(x)
+    }
+}
+
+impl Narrow for half::bf16 {
+    #[inline]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline]
+    fn narrow(x: f32) -> Self {
+        half::bf16::from_f32(x)
+    }
+}
+
+/// Binds `$f` to `op` on two f32 (the op chosen once, outside the loop
+/// `$body` runs, so that the loop is a plain, vectorisable one).
+macro_rules! with_f32_op {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            BinOp::Add => {
+                let $f = |p: f32, q: f32| p + q;
+                $body
+            }
+            BinOp::Sub => {
+                let $f = |p: f32, q: f32| p - q;
+                $body
+            }
+            BinOp::Mul => {
+                let $f = |p: f32, q: f32| p * q;
+                $body
+            }
+            BinOp::Div => {
+                let $f = |p: f32, q: f32| p / q;
+                $body
+            }
+            BinOp::Max => {
+                let $f = fmax32;
+                $body
+            }
+            BinOp::Min => {
+                let $f = fmin32;
+                $body
+            }
+            op => {
+                let $f = move |p: f32, q: f32| fbin32(op, p, q).unwrap_or(f32::NAN);
+                $body
+            }
+        }
+    };
+}
+
+/// [`with_f32_op`] on f64.
+macro_rules! with_f64_op {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            BinOp::Add => {
+                let $f = |p: f64, q: f64| p + q;
+                $body
+            }
+            BinOp::Sub => {
+                let $f = |p: f64, q: f64| p - q;
+                $body
+            }
+            BinOp::Mul => {
+                let $f = |p: f64, q: f64| p * q;
+                $body
+            }
+            BinOp::Div => {
+                let $f = |p: f64, q: f64| p / q;
+                $body
+            }
+            BinOp::Max => {
+                let $f = fmax64;
+                $body
+            }
+            BinOp::Min => {
+                let $f = fmin64;
+                $body
+            }
+            op => {
+                let $f = move |p: f64, q: f64| fbin64(op, p, q).unwrap_or(f64::NAN);
+                $body
+            }
+        }
+    };
+}
+
+/// `x op y` on f16 or bf16 arrays, on all cores when large.
+fn binary_narrow<T: Narrow>(op: BinOp, x: &[T], y: &[T]) -> Vec<T> {
+    with_f32_op!(op, f => par::zip(x, y, |p, q| T::narrow(f(p.widen(), q.widen()))))
+}
+
+/// [`binary`] written into `owned`'s buffer (an operand whose last use
+/// this is: `owned op other` when `owned_is_left`, else `other op owned`),
+/// for the float types; `Err(owned)` back when that does not apply (the
+/// caller then evaluates [`binary`], which also reports the errors).
+pub fn binary_into(
+    op: BinOp,
+    mut owned: Array,
+    other: &Array,
+    owned_is_left: bool,
+) -> std::result::Result<Array, Array> {
+    if owned.dims != other.dims || owned.ty != other.ty || fbin32(op, 0.0, 0.0).is_err() {
+        return Err(owned);
+    }
+    // The same per-element arithmetic as `binary`, operands in their order.
+    macro_rules! in_place {
+        ($x:expr, $y:expr, $with:ident, $f:ident => $elem:expr) => {
+            $with!(op, $f => if owned_is_left {
+                par::zip_in_place($x, $y, |p, q| $elem(*p, *q))
+            } else {
+                par::zip_in_place($x, $y, |q, p| $elem(*p, *q))
+            })
+        };
+    }
+    match (&mut owned.data, &other.data) {
+        (Data::F32(x), Data::F32(y)) => in_place!(x, y, with_f32_op, f => f),
+        (Data::F64(x), Data::F64(y)) => in_place!(x, y, with_f64_op, f => f),
+        (Data::F16(x), Data::F16(y)) => {
+            in_place!(x, y, with_f32_op, f => |p: half::f16, q: half::f16| {
+                half::f16::narrow(f(p.widen(), q.widen()))
+            })
+        }
+        (Data::Bf16(x), Data::Bf16(y)) => {
+            in_place!(x, y, with_f32_op, f => |p: half::bf16, q: half::bf16| {
+                half::bf16::narrow(f(p.widen(), q.widen()))
+            })
+        }
+        _ => return Err(owned),
+    }
+    Ok(owned)
+}
+
+/// `x op y` on f32 arrays, on all cores when large.
+fn binary_f32(op: BinOp, x: &[f32], y: &[f32]) -> Vec<f32> {
+    with_f32_op!(op, f => par::zip(x, y, |&p, &q| f(p, q)))
 }
 
 /// [`binary_f32`] on f64 arrays.
 fn binary_f64(op: BinOp, x: &[f64], y: &[f64]) -> Vec<f64> {
-    match op {
-        BinOp::Add => par::zip(x, y, |&p, &q| p + q),
-        BinOp::Sub => par::zip(x, y, |&p, &q| p - q),
-        BinOp::Mul => par::zip(x, y, |&p, &q| p * q),
-        BinOp::Div => par::zip(x, y, |&p, &q| p / q),
-        BinOp::Max => par::zip(x, y, |&p, &q| fmax64(p, q)),
-        BinOp::Min => par::zip(x, y, |&p, &q| fmin64(p, q)),
-        _ => par::zip(x, y, |&p, &q| fbin64(op, p, q).unwrap_or(f64::NAN)),
-    }
+    with_f64_op!(op, f => par::zip(x, y, |&p, &q| f(p, q)))
 }
 
 #[inline]
@@ -624,6 +763,14 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
             _ => return Err(err(format!("{op:?} is not defined on pred"))),
         },
         Data::C64(_) | Data::C128(_) => return super::complex::unary(op, a),
+        Data::F16(x) => {
+            fun32(op, 0.0)?;
+            Data::F16(par::map(x, |&p| unary_narrow(op, p)))
+        }
+        Data::Bf16(x) => {
+            fun32(op, 0.0)?;
+            Data::Bf16(par::map(x, |&p| unary_narrow(op, p)))
+        }
         _ => {
             let x = to_f32_vec(&a.data, a.ty);
             let r = x
@@ -634,6 +781,27 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
         }
     };
     Array::new(a.ty, a.dims.clone(), data)
+}
+
+#[inline]
+fn unary_narrow<T: Narrow>(op: UnOp, x: T) -> T {
+    T::narrow(fun32(op, x.widen()).unwrap_or(f32::NAN))
+}
+
+/// [`unary`] written into `owned`'s buffer (an operand whose last use this
+/// is), for the float types; `Err(owned)` back when that does not apply.
+pub fn unary_into(op: UnOp, mut owned: Array) -> std::result::Result<Array, Array> {
+    if fun32(op, 0.0).is_err() {
+        return Err(owned);
+    }
+    match &mut owned.data {
+        Data::F32(x) => par::map_in_place(x, |&p| fun32(op, p).unwrap_or(f32::NAN)),
+        Data::F64(x) => par::map_in_place(x, |&p| fun64(op, p).unwrap_or(f64::NAN)),
+        Data::F16(x) => par::map_in_place(x, |&p| unary_narrow(op, p)),
+        Data::Bf16(x) => par::map_in_place(x, |&p| unary_narrow(op, p)),
+        _ => return Err(owned),
+    }
+    Ok(owned)
 }
 
 pub fn is_finite(a: &Array) -> Result<Array> {
@@ -765,12 +933,33 @@ pub fn select(p: &Array, t: &Array, f: &Array) -> Result<Array> {
     }
     let scalar = p.dims.is_empty();
     let mut out = f.data.clone();
-    let idx: Vec<usize> = (0..t.len())
-        .filter(|&i| pv[if scalar { 0 } else { i }])
-        .collect();
-    let picked = t.data.take(&idx);
-    out.put(&idx, &picked)?;
+    out.overwrite_where(&t.data, pv, scalar, true)?;
     Array::new(t.ty, t.dims.clone(), out)
+}
+
+/// [`select`] written into the buffer of `owned`, operand `k` (1: on_true,
+/// 2: on_false) whose last use this is; `Err(owned)` back when that does
+/// not apply.
+pub fn select_into(
+    p: &Array,
+    mut owned: Array,
+    other: &Array,
+    k: usize,
+) -> std::result::Result<Array, Array> {
+    let Data::Pred(pv) = &p.data else {
+        return Err(owned);
+    };
+    let scalar = p.dims.is_empty();
+    if owned.dims != other.dims || owned.ty != other.ty || !(scalar || p.dims == owned.dims) {
+        return Err(owned);
+    }
+    // on_false's buffer takes on_true where the predicate holds; on_true's
+    // takes on_false where it does not.
+    let when = k == 2;
+    match owned.data.overwrite_where(&other.data, pv, scalar, when) {
+        Ok(()) => Ok(owned),
+        Err(_) => Err(owned),
+    }
 }
 
 /// `clamp(lo, x, hi)`: lo and hi may be scalars.
