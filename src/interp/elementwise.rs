@@ -583,6 +583,39 @@ macro_rules! with_f64_op {
     };
 }
 
+/// Binds `$f` to `op` on one f32, the common ops chosen outside the loop
+/// `$body` runs (each is `fun32`'s arithmetic for that op).
+macro_rules! with_f32_unop {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            UnOp::Exp => {
+                let $f = exp32;
+                $body
+            }
+            UnOp::Tanh => {
+                let $f = |x: f32| x.tanh();
+                $body
+            }
+            UnOp::Neg => {
+                let $f = |x: f32| -x;
+                $body
+            }
+            UnOp::Rsqrt => {
+                let $f = |x: f32| 1.0 / x.sqrt();
+                $body
+            }
+            UnOp::Log => {
+                let $f = |x: f32| x.ln();
+                $body
+            }
+            op => {
+                let $f = move |x: f32| fun32(op, x).unwrap_or(f32::NAN);
+                $body
+            }
+        }
+    };
+}
+
 /// `x op y` on f16 or bf16 arrays, on all cores when large.
 fn binary_narrow<T: Narrow>(op: BinOp, x: &[T], y: &[T]) -> Vec<T> {
     with_f32_op!(op, f => par::zip(x, y, |p, q| T::narrow(f(p.widen(), q.widen()))))
@@ -648,12 +681,29 @@ fn sign32(x: f32) -> f32 {
     }
 }
 
+/// Below this, e^x is under half the smallest f32 subnormal (2^-150 is
+/// e^-103.97), so it rounds to +0.
+const EXP32_ZERO_BELOW: f32 = -104.0;
+
+/// `x.exp()`, without calling libm where the result is +0: a masked
+/// softmax (scores of -3.4e38 or -inf) takes expf's slow underflow path,
+/// which also sets errno, on every masked element. The same bits: glibc's
+/// expf gives +0 for every f32 below -104 (all of them checked).
+#[inline]
+pub fn exp32(x: f32) -> f32 {
+    if x < EXP32_ZERO_BELOW {
+        0.0
+    } else {
+        x.exp()
+    }
+}
+
 #[inline]
 pub fn fun32(op: UnOp, x: f32) -> Result<f32> {
     Ok(match op {
         UnOp::Abs => x.abs(),
         UnOp::Neg => -x,
-        UnOp::Exp => x.exp(),
+        UnOp::Exp => exp32(x),
         UnOp::Expm1 => x.exp_m1(),
         UnOp::Log => x.ln(),
         UnOp::Log1p => x.ln_1p(),
@@ -749,7 +799,7 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
     let data = match &a.data {
         Data::F32(x) => {
             fun32(op, 0.0)?; // an op floats do not have is an error
-            Data::F32(par::map(x, |&p| fun32(op, p).unwrap_or(f32::NAN)))
+            Data::F32(with_f32_unop!(op, f => par::map(x, |&p| f(p))))
         }
         Data::F64(x) => {
             fun64(op, 0.0)?;
@@ -765,11 +815,11 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
         Data::C64(_) | Data::C128(_) => return super::complex::unary(op, a),
         Data::F16(x) => {
             fun32(op, 0.0)?;
-            Data::F16(par::map(x, |&p| unary_narrow(op, p)))
+            Data::F16(with_f32_unop!(op, f => par::map(x, |&p| narrowed(f, p))))
         }
         Data::Bf16(x) => {
             fun32(op, 0.0)?;
-            Data::Bf16(par::map(x, |&p| unary_narrow(op, p)))
+            Data::Bf16(with_f32_unop!(op, f => par::map(x, |&p| narrowed(f, p))))
         }
         _ => {
             let x = to_f32_vec(&a.data, a.ty);
@@ -783,9 +833,10 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
     Array::new(a.ty, a.dims.clone(), data)
 }
 
+/// `f` on a narrow float, in f32, rounded back.
 #[inline]
-fn unary_narrow<T: Narrow>(op: UnOp, x: T) -> T {
-    T::narrow(fun32(op, x.widen()).unwrap_or(f32::NAN))
+fn narrowed<T: Narrow>(f: impl Fn(f32) -> f32, x: T) -> T {
+    T::narrow(f(x.widen()))
 }
 
 /// [`unary`] written into `owned`'s buffer (an operand whose last use this
@@ -795,10 +846,10 @@ pub fn unary_into(op: UnOp, mut owned: Array) -> std::result::Result<Array, Arra
         return Err(owned);
     }
     match &mut owned.data {
-        Data::F32(x) => par::map_in_place(x, |&p| fun32(op, p).unwrap_or(f32::NAN)),
+        Data::F32(x) => with_f32_unop!(op, f => par::map_in_place(x, |&p| f(p))),
         Data::F64(x) => par::map_in_place(x, |&p| fun64(op, p).unwrap_or(f64::NAN)),
-        Data::F16(x) => par::map_in_place(x, |&p| unary_narrow(op, p)),
-        Data::Bf16(x) => par::map_in_place(x, |&p| unary_narrow(op, p)),
+        Data::F16(x) => with_f32_unop!(op, f => par::map_in_place(x, |&p| narrowed(f, p))),
+        Data::Bf16(x) => with_f32_unop!(op, f => par::map_in_place(x, |&p| narrowed(f, p))),
         _ => return Err(owned),
     }
     Ok(owned)
