@@ -170,15 +170,6 @@ impl<T> Sink<'_, T> {
         self.buf.len() - self.len
     }
 
-    /// Appends `v` (ignored when full).
-    #[inline]
-    pub fn push(&mut self, v: T) {
-        if let Some(slot) = self.buf.get_mut(self.len) {
-            slot.write(v);
-            self.len += 1;
-        }
-    }
-
     /// Appends the elements of `items` while there is room.
     #[inline]
     pub fn extend_from_slice(&mut self, items: &[T])
