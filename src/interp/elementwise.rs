@@ -694,7 +694,10 @@ pub fn exp32(x: f32) -> f32 {
     if x < EXP32_ZERO_BELOW {
         0.0
     } else {
-        x.exp()
+        // LLVM takes `exp` for a pure function and calls it on both sides
+        // of the branch (keeping the slow call); the opaque value keeps
+        // the call on this side only. The bits are the same either way.
+        std::hint::black_box(x).exp()
     }
 }
 
