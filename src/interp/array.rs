@@ -125,6 +125,34 @@ impl Data {
         Ok(())
     }
 
+    /// `self[i] = other[i]` wherever `pred[i] == when` (`pred[0]` for every
+    /// i when `scalar_pred`), on all cores when large.
+    pub fn overwrite_where(
+        &mut self,
+        other: &Data,
+        pred: &[bool],
+        scalar_pred: bool,
+        when: bool,
+    ) -> Result<()> {
+        if scalar_pred {
+            if pred.first() == Some(&when) {
+                *self = other.clone();
+            }
+            return Ok(());
+        }
+        zip_data!(self, other, a, b => {
+            super::par::for_chunks(a, 1, |start, chunk| {
+                let (b, pred) = (&b[start..], &pred[start..]);
+                for ((o, &v), &p) in chunk.iter_mut().zip(b).zip(pred) {
+                    if p == when {
+                        *o = v;
+                    }
+                }
+            })
+        });
+        Ok(())
+    }
+
     /// `self[dst] = src[srci]`.
     pub fn set_from(&mut self, dst: usize, src: &Data, srci: usize) -> Result<()> {
         zip_data!(self, src, a, b => a[dst] = b[srci]);
@@ -372,8 +400,8 @@ pub fn strided_take<T: Copy + Send + Sync>(
     }
     let inner = out_dims[rank - 1];
     let inner_step = step[rank - 1];
-    let mut out = vec![src[0]; n];
-    super::par::for_chunks(&mut out, inner, |start, chunk| {
+    let worth = n >= super::par::MIN_PARALLEL;
+    super::par::collect_chunks(n, inner, worth, |start, out| {
         // The outer index of this chunk's first row.
         let mut idx = vec![0usize; rank];
         let mut row = start / inner;
@@ -383,17 +411,11 @@ pub fn strided_take<T: Copy + Send + Sync>(
             row /= out_dims[d];
             cur += idx[d] as isize * step[d];
         }
-        for out_row in chunk.chunks_mut(inner) {
+        for _ in 0..out.room() / inner {
             match inner_step {
-                0 => out_row.fill(src[cur as usize]),
-                1 => out_row.copy_from_slice(&src[cur as usize..cur as usize + inner]),
-                _ => {
-                    let mut p = cur;
-                    for o in out_row.iter_mut() {
-                        *o = src[p as usize];
-                        p += inner_step;
-                    }
-                }
+                0 => out.extend(std::iter::repeat_n(src[cur as usize], inner)),
+                1 => out.extend_from_slice(&src[cur as usize..cur as usize + inner]),
+                _ => out.extend((0..inner as isize).map(|j| src[(cur + j * inner_step) as usize])),
             }
             // Advance the outer dimensions.
             let mut d = rank - 1;
@@ -408,8 +430,7 @@ pub fn strided_take<T: Copy + Send + Sync>(
                 idx[d] = 0;
             }
         }
-    });
-    out
+    })
 }
 
 impl Data {

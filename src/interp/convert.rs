@@ -11,7 +11,7 @@
 //! error, as in XLA (`real`/`imag` say which part is wanted).
 
 use super::array::{storage, wrap_s, wrap_u, Array, Data, Storage};
-use super::{err, Result};
+use super::{err, par, Result};
 use crate::ir::types::{MiniFloat, NanEncoding, PrimitiveType};
 use half::{bf16, f16};
 use num_complex::{Complex32, Complex64};
@@ -291,11 +291,12 @@ pub fn convert(a: &Array, to: PrimitiveType) -> Result<Array> {
         (Data::U(v), _) => from_f64_vec(to, &v.iter().map(|&x| x as f64).collect::<Vec<_>>())?,
         // Floats to pred: non-zero (NaN included) is true.
         (_, Storage::Pred) => Data::Pred(a.to_f64_vec().into_iter().map(|x| x != 0.0).collect()),
-        (Data::F32(v), Storage::F16) => Data::F16(v.iter().map(|&x| f16::from_f32(x)).collect()),
-        (Data::F32(v), Storage::Bf16) => Data::Bf16(v.iter().map(|&x| bf16::from_f32(x)).collect()),
-        (Data::F32(v), Storage::F64) => Data::F64(v.iter().map(|&x| f64::from(x)).collect()),
-        (Data::F16(v), Storage::F32) => Data::F32(v.iter().map(|x| x.to_f32()).collect()),
-        (Data::Bf16(v), Storage::F32) => Data::F32(v.iter().map(|x| x.to_f32()).collect()),
+        (Data::F32(v), Storage::F16) => Data::F16(par::map(v, |&x| f16::from_f32(x))),
+        (Data::F32(v), Storage::Bf16) => Data::Bf16(par::map(v, |&x| bf16::from_f32(x))),
+        (Data::F32(v), Storage::F64) => Data::F64(par::map(v, |&x| f64::from(x))),
+        (Data::F16(v), Storage::F32) => Data::F32(par::map(v, |x| x.to_f32())),
+        (Data::Bf16(v), Storage::F32) => Data::F32(par::map(v, |x| x.to_f32())),
+        (Data::F64(v), Storage::F32) => Data::F32(par::map(v, |&x| x as f32)),
         // Everything else goes through the exact f64 value, rounded once.
         _ => from_f64_vec(to, &a.to_f64_vec())?,
     };

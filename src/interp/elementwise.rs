@@ -453,8 +453,16 @@ pub fn binary(op: BinOp, a: &Array, b: &Array) -> Result<Array> {
                 .collect::<Result<_>>()?,
         ),
         (Data::C64(_), _) | (Data::C128(_), _) => return super::complex::binary(op, a, b),
+        (Data::F16(x), Data::F16(y)) => {
+            fbin32(op, 0.0, 0.0)?;
+            Data::F16(binary_narrow(op, x, y))
+        }
+        (Data::Bf16(x), Data::Bf16(y)) => {
+            fbin32(op, 0.0, 0.0)?;
+            Data::Bf16(binary_narrow(op, x, y))
+        }
         _ => {
-            // f16, bf16, narrow floats: in f32, rounded back.
+            // The 8- and 4-bit floats: in f32, rounded back.
             let x = to_f32_vec(&a.data, a.ty);
             let y = to_f32_vec(&b.data, b.ty);
             let r = x
@@ -468,31 +476,195 @@ pub fn binary(op: BinOp, a: &Array, b: &Array) -> Result<Array> {
     Array::new(a.ty, a.dims.clone(), data)
 }
 
-/// `x op y` on f32 arrays: the op chosen once, so that each loop is a
-/// plain (vectorisable) one, on all cores when large.
-fn binary_f32(op: BinOp, x: &[f32], y: &[f32]) -> Vec<f32> {
-    match op {
-        BinOp::Add => par::zip(x, y, |&p, &q| p + q),
-        BinOp::Sub => par::zip(x, y, |&p, &q| p - q),
-        BinOp::Mul => par::zip(x, y, |&p, &q| p * q),
-        BinOp::Div => par::zip(x, y, |&p, &q| p / q),
-        BinOp::Max => par::zip(x, y, |&p, &q| fmax32(p, q)),
-        BinOp::Min => par::zip(x, y, |&p, &q| fmin32(p, q)),
-        _ => par::zip(x, y, |&p, &q| fbin32(op, p, q).unwrap_or(f32::NAN)),
+/// f16 and bf16, computed in f32 and rounded back after each op, element
+/// by element (the same conversions as `to_f32_vec`/`from_f32_vec`).
+pub trait Narrow: Copy + Send + Sync {
+    fn widen(self) -> f32;
+    fn narrow(x: f32) -> Self;
+}
+
+impl Narrow for half::f16 {
+    #[inline]
+    fn widen(self) -> f32 {
+        self.to_f32()
     }
+    #[inline]
+    fn narrow(x: f32) -> Self {
+        half::f16::from_f32(x)
+    }
+}
+
+impl Narrow for half::bf16 {
+    #[inline]
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    #[inline]
+    fn narrow(x: f32) -> Self {
+        half::bf16::from_f32(x)
+    }
+}
+
+/// Binds `$f` to `op` on two f32 (the op chosen once, outside the loop
+/// `$body` runs, so that the loop is a plain, vectorisable one).
+macro_rules! with_f32_op {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            BinOp::Add => {
+                let $f = |p: f32, q: f32| p + q;
+                $body
+            }
+            BinOp::Sub => {
+                let $f = |p: f32, q: f32| p - q;
+                $body
+            }
+            BinOp::Mul => {
+                let $f = |p: f32, q: f32| p * q;
+                $body
+            }
+            BinOp::Div => {
+                let $f = |p: f32, q: f32| p / q;
+                $body
+            }
+            BinOp::Max => {
+                let $f = fmax32;
+                $body
+            }
+            BinOp::Min => {
+                let $f = fmin32;
+                $body
+            }
+            op => {
+                let $f = move |p: f32, q: f32| fbin32(op, p, q).unwrap_or(f32::NAN);
+                $body
+            }
+        }
+    };
+}
+
+/// [`with_f32_op`] on f64.
+macro_rules! with_f64_op {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            BinOp::Add => {
+                let $f = |p: f64, q: f64| p + q;
+                $body
+            }
+            BinOp::Sub => {
+                let $f = |p: f64, q: f64| p - q;
+                $body
+            }
+            BinOp::Mul => {
+                let $f = |p: f64, q: f64| p * q;
+                $body
+            }
+            BinOp::Div => {
+                let $f = |p: f64, q: f64| p / q;
+                $body
+            }
+            BinOp::Max => {
+                let $f = fmax64;
+                $body
+            }
+            BinOp::Min => {
+                let $f = fmin64;
+                $body
+            }
+            op => {
+                let $f = move |p: f64, q: f64| fbin64(op, p, q).unwrap_or(f64::NAN);
+                $body
+            }
+        }
+    };
+}
+
+/// Binds `$f` to `op` on one f32, the common ops chosen outside the loop
+/// `$body` runs (each is `fun32`'s arithmetic for that op).
+macro_rules! with_f32_unop {
+    ($op:expr, $f:ident => $body:expr) => {
+        match $op {
+            UnOp::Exp => {
+                let $f = exp32;
+                $body
+            }
+            UnOp::Tanh => {
+                let $f = |x: f32| x.tanh();
+                $body
+            }
+            UnOp::Neg => {
+                let $f = |x: f32| -x;
+                $body
+            }
+            UnOp::Rsqrt => {
+                let $f = |x: f32| 1.0 / x.sqrt();
+                $body
+            }
+            UnOp::Log => {
+                let $f = |x: f32| x.ln();
+                $body
+            }
+            op => {
+                let $f = move |x: f32| fun32(op, x).unwrap_or(f32::NAN);
+                $body
+            }
+        }
+    };
+}
+
+/// `x op y` on f16 or bf16 arrays, on all cores when large.
+fn binary_narrow<T: Narrow>(op: BinOp, x: &[T], y: &[T]) -> Vec<T> {
+    with_f32_op!(op, f => par::zip(x, y, |p, q| T::narrow(f(p.widen(), q.widen()))))
+}
+
+/// [`binary`] written into `owned`'s buffer (an operand whose last use
+/// this is: `owned op other` when `owned_is_left`, else `other op owned`),
+/// for the float types; `Err(owned)` back when that does not apply (the
+/// caller then evaluates [`binary`], which also reports the errors).
+pub fn binary_into(
+    op: BinOp,
+    mut owned: Array,
+    other: &Array,
+    owned_is_left: bool,
+) -> std::result::Result<Array, Array> {
+    if owned.dims != other.dims || owned.ty != other.ty || fbin32(op, 0.0, 0.0).is_err() {
+        return Err(owned);
+    }
+    // The same per-element arithmetic as `binary`, operands in their order.
+    macro_rules! in_place {
+        ($x:expr, $y:expr, $with:ident, $f:ident => $elem:expr) => {
+            $with!(op, $f => if owned_is_left {
+                par::zip_in_place($x, $y, |p, q| $elem(*p, *q))
+            } else {
+                par::zip_in_place($x, $y, |q, p| $elem(*p, *q))
+            })
+        };
+    }
+    match (&mut owned.data, &other.data) {
+        (Data::F32(x), Data::F32(y)) => in_place!(x, y, with_f32_op, f => f),
+        (Data::F64(x), Data::F64(y)) => in_place!(x, y, with_f64_op, f => f),
+        (Data::F16(x), Data::F16(y)) => {
+            in_place!(x, y, with_f32_op, f => |p: half::f16, q: half::f16| {
+                half::f16::narrow(f(p.widen(), q.widen()))
+            })
+        }
+        (Data::Bf16(x), Data::Bf16(y)) => {
+            in_place!(x, y, with_f32_op, f => |p: half::bf16, q: half::bf16| {
+                half::bf16::narrow(f(p.widen(), q.widen()))
+            })
+        }
+        _ => return Err(owned),
+    }
+    Ok(owned)
+}
+
+/// `x op y` on f32 arrays, on all cores when large.
+fn binary_f32(op: BinOp, x: &[f32], y: &[f32]) -> Vec<f32> {
+    with_f32_op!(op, f => par::zip(x, y, |&p, &q| f(p, q)))
 }
 
 /// [`binary_f32`] on f64 arrays.
 fn binary_f64(op: BinOp, x: &[f64], y: &[f64]) -> Vec<f64> {
-    match op {
-        BinOp::Add => par::zip(x, y, |&p, &q| p + q),
-        BinOp::Sub => par::zip(x, y, |&p, &q| p - q),
-        BinOp::Mul => par::zip(x, y, |&p, &q| p * q),
-        BinOp::Div => par::zip(x, y, |&p, &q| p / q),
-        BinOp::Max => par::zip(x, y, |&p, &q| fmax64(p, q)),
-        BinOp::Min => par::zip(x, y, |&p, &q| fmin64(p, q)),
-        _ => par::zip(x, y, |&p, &q| fbin64(op, p, q).unwrap_or(f64::NAN)),
-    }
+    with_f64_op!(op, f => par::zip(x, y, |&p, &q| f(p, q)))
 }
 
 #[inline]
@@ -504,12 +676,32 @@ fn sign32(x: f32) -> f32 {
     }
 }
 
+/// Below this, e^x is under half the smallest f32 subnormal (2^-150 is
+/// e^-103.97), so it rounds to +0.
+const EXP32_ZERO_BELOW: f32 = -104.0;
+
+/// `x.exp()`, without calling libm where the result is +0: a masked
+/// softmax (scores of -3.4e38 or -inf) takes expf's slow underflow path,
+/// which also sets errno, on every masked element. The same bits: glibc's
+/// expf gives +0 for every f32 below -104 (all of them checked).
+#[inline]
+pub fn exp32(x: f32) -> f32 {
+    if x < EXP32_ZERO_BELOW {
+        0.0
+    } else {
+        // LLVM takes `exp` for a pure function and calls it on both sides
+        // of the branch (keeping the slow call); the opaque value keeps
+        // the call on this side only. The bits are the same either way.
+        std::hint::black_box(x).exp()
+    }
+}
+
 #[inline]
 pub fn fun32(op: UnOp, x: f32) -> Result<f32> {
     Ok(match op {
         UnOp::Abs => x.abs(),
         UnOp::Neg => -x,
-        UnOp::Exp => x.exp(),
+        UnOp::Exp => exp32(x),
         UnOp::Expm1 => x.exp_m1(),
         UnOp::Log => x.ln(),
         UnOp::Log1p => x.ln_1p(),
@@ -605,7 +797,7 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
     let data = match &a.data {
         Data::F32(x) => {
             fun32(op, 0.0)?; // an op floats do not have is an error
-            Data::F32(par::map(x, |&p| fun32(op, p).unwrap_or(f32::NAN)))
+            Data::F32(with_f32_unop!(op, f => par::map(x, |&p| f(p))))
         }
         Data::F64(x) => {
             fun64(op, 0.0)?;
@@ -619,6 +811,14 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
             _ => return Err(err(format!("{op:?} is not defined on pred"))),
         },
         Data::C64(_) | Data::C128(_) => return super::complex::unary(op, a),
+        Data::F16(x) => {
+            fun32(op, 0.0)?;
+            Data::F16(with_f32_unop!(op, f => par::map(x, |&p| narrowed(f, p))))
+        }
+        Data::Bf16(x) => {
+            fun32(op, 0.0)?;
+            Data::Bf16(with_f32_unop!(op, f => par::map(x, |&p| narrowed(f, p))))
+        }
         _ => {
             let x = to_f32_vec(&a.data, a.ty);
             let r = x
@@ -629,6 +829,28 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
         }
     };
     Array::new(a.ty, a.dims.clone(), data)
+}
+
+/// `f` on a narrow float, in f32, rounded back.
+#[inline]
+fn narrowed<T: Narrow>(f: impl Fn(f32) -> f32, x: T) -> T {
+    T::narrow(f(x.widen()))
+}
+
+/// [`unary`] written into `owned`'s buffer (an operand whose last use this
+/// is), for the float types; `Err(owned)` back when that does not apply.
+pub fn unary_into(op: UnOp, mut owned: Array) -> std::result::Result<Array, Array> {
+    if fun32(op, 0.0).is_err() {
+        return Err(owned);
+    }
+    match &mut owned.data {
+        Data::F32(x) => with_f32_unop!(op, f => par::map_in_place(x, |&p| f(p))),
+        Data::F64(x) => par::map_in_place(x, |&p| fun64(op, p).unwrap_or(f64::NAN)),
+        Data::F16(x) => with_f32_unop!(op, f => par::map_in_place(x, |&p| narrowed(f, p))),
+        Data::Bf16(x) => with_f32_unop!(op, f => par::map_in_place(x, |&p| narrowed(f, p))),
+        _ => return Err(owned),
+    }
+    Ok(owned)
 }
 
 pub fn is_finite(a: &Array) -> Result<Array> {
@@ -760,12 +982,33 @@ pub fn select(p: &Array, t: &Array, f: &Array) -> Result<Array> {
     }
     let scalar = p.dims.is_empty();
     let mut out = f.data.clone();
-    let idx: Vec<usize> = (0..t.len())
-        .filter(|&i| pv[if scalar { 0 } else { i }])
-        .collect();
-    let picked = t.data.take(&idx);
-    out.put(&idx, &picked)?;
+    out.overwrite_where(&t.data, pv, scalar, true)?;
     Array::new(t.ty, t.dims.clone(), out)
+}
+
+/// [`select`] written into the buffer of `owned`, operand `k` (1: on_true,
+/// 2: on_false) whose last use this is; `Err(owned)` back when that does
+/// not apply.
+pub fn select_into(
+    p: &Array,
+    mut owned: Array,
+    other: &Array,
+    k: usize,
+) -> std::result::Result<Array, Array> {
+    let Data::Pred(pv) = &p.data else {
+        return Err(owned);
+    };
+    let scalar = p.dims.is_empty();
+    if owned.dims != other.dims || owned.ty != other.ty || !(scalar || p.dims == owned.dims) {
+        return Err(owned);
+    }
+    // on_false's buffer takes on_true where the predicate holds; on_true's
+    // takes on_false where it does not.
+    let when = k == 2;
+    match owned.data.overwrite_where(&other.data, pv, scalar, when) {
+        Ok(()) => Ok(owned),
+        Err(_) => Err(owned),
+    }
 }
 
 /// `clamp(lo, x, hi)`: lo and hi may be scalars.

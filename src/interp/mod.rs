@@ -45,6 +45,7 @@ pub mod par;
 pub mod random;
 pub mod reduce;
 pub mod region;
+mod reuse;
 pub mod rng_bits;
 pub mod scalar_prog;
 pub mod select_scatter;
@@ -472,24 +473,8 @@ impl<'m> Interpreter<'m> {
         let mut remaining = plan.uses.clone();
         for &id in &plan.order {
             let instr = comp.instr(id);
-            let v = {
-                let ops = instr
-                    .operands()
-                    .iter()
-                    .map(|o| {
-                        vals[o.index()]
-                            .as_ref()
-                            .ok_or_else(|| err("internal error: operand not evaluated"))
-                    })
-                    .collect::<Result<Vec<&Value>>>()
-                    .map_err(|e| e.locate(comp, instr))?;
-                probe_result(comp, instr).map_err(|e| e.locate(comp, instr))?;
-                let v = self
-                    .eval_instr(comp, instr, &ops, args)
-                    .map_err(|e| e.locate(comp, instr))?;
-                self.tick(instruction_work(&ops, &v))?;
-                v
-            };
+            let owned = take_last_use(instr, &plan, &remaining, &mut vals);
+            let v = self.eval_counted(comp, instr, &vals, owned, args)?;
             if !v.matches(&instr.shape) {
                 return Err(err(format!(
                     "the result is {}, the instruction's shape is {}",
@@ -513,6 +498,66 @@ impl<'m> Interpreter<'m> {
         vals[plan.root.index()]
             .take()
             .ok_or_else(|| err("internal error: root not evaluated"))
+    }
+
+    /// Evaluates `instr` on its operands' values in `vals` (and `owned`,
+    /// operand k taken out of them as its last use, when there is one),
+    /// counting the work for the cancel hook.
+    fn eval_counted(
+        &self,
+        comp: &Computation,
+        instr: &Instruction,
+        vals: &[Option<Value>],
+        owned: Option<(usize, Array)>,
+        args: &[Value],
+    ) -> Result<Value> {
+        let value_of = |o: &InstrId| {
+            vals[o.index()]
+                .as_ref()
+                .ok_or_else(|| err("internal error: operand not evaluated"))
+        };
+        let mut held = None;
+        if let Some((k, arr)) = owned {
+            let others = instr
+                .operands()
+                .iter()
+                .enumerate()
+                .map(|(i, o)| {
+                    if i == k {
+                        Ok(None)
+                    } else {
+                        value_of(o).map(Some)
+                    }
+                })
+                .collect::<Result<Vec<Option<&Value>>>>()
+                .map_err(|e| e.locate(comp, instr))?;
+            let read = arr.len() as u64;
+            match reuse::eval(comp, instr, k, arr, &others).map_err(|e| e.locate(comp, instr))? {
+                Ok(a) => {
+                    let v = Value::array(a);
+                    let others: Vec<&Value> = others.iter().flatten().copied().collect();
+                    self.tick(instruction_work(&others, &v).saturating_add(read))?;
+                    return Ok(v);
+                }
+                Err(arr) => held = Some((k, Value::array(arr))),
+            }
+        }
+        let ops = instr
+            .operands()
+            .iter()
+            .enumerate()
+            .map(|(i, o)| match &held {
+                Some((k, v)) if *k == i => Ok(v),
+                _ => value_of(o),
+            })
+            .collect::<Result<Vec<&Value>>>()
+            .map_err(|e| e.locate(comp, instr))?;
+        probe_result(comp, instr).map_err(|e| e.locate(comp, instr))?;
+        let v = self
+            .eval_instr(comp, instr, &ops, args)
+            .map_err(|e| e.locate(comp, instr))?;
+        self.tick(instruction_work(&ops, &v))?;
+        Ok(v)
     }
 
     /// What computation `cid` does, if it is a single op on its parameters.
@@ -686,6 +731,39 @@ impl<'m> Interpreter<'m> {
         let args: Vec<Value> = ops.iter().map(|v| (*v).clone()).collect();
         self.call(c, &args)
     }
+}
+
+/// An operand of `instr` whose buffer its result may take
+/// ([`reuse::candidates`]), taken out of `vals` with its position: this is
+/// its last use, it is not the root, and nothing else holds its array (a
+/// caller's argument, a tuple, a capture, another value's alias).
+fn take_last_use(
+    instr: &Instruction,
+    plan: &Plan,
+    remaining: &[u32],
+    vals: &mut [Option<Value>],
+) -> Option<(usize, Array)> {
+    for &k in reuse::candidates(instr.opcode) {
+        let Some(&o) = instr.operands().get(k) else {
+            continue;
+        };
+        // One use left, this one: `o` appears once among the operands.
+        if o == plan.root || remaining[o.index()] != 1 {
+            continue;
+        }
+        let slot = &mut vals[o.index()];
+        if !matches!(slot, Some(Value::Array(a)) if Arc::strong_count(a) == 1 && Arc::weak_count(a) == 0)
+        {
+            continue;
+        }
+        if let Some(Value::Array(a)) = slot.take() {
+            match Arc::try_unwrap(a) {
+                Ok(arr) => return Some((k, arr)),
+                Err(a) => *slot = Some(Value::Array(a)),
+            }
+        }
+    }
+    None
 }
 
 /// What evaluating an instruction cost, for [`Interpreter::tick`]: the

@@ -7,6 +7,8 @@
 //! (reductions keep their order: they are split over output elements, never
 //! over the summed axis).
 
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// Below this many output elements a loop runs on the calling thread: a
@@ -106,29 +108,120 @@ pub fn fill<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
 }
 
 /// `f(x)` for every element of `x`.
-pub fn map<A: Sync, T: Send + Copy + Default>(x: &[A], f: impl Fn(&A) -> T + Sync) -> Vec<T> {
-    let mut out = vec![T::default(); x.len()];
-    for_chunks(&mut out, 1, |start, chunk| {
-        for (o, a) in chunk.iter_mut().zip(&x[start..]) {
-            *o = f(a);
-        }
-    });
-    out
+pub fn map<A: Sync, T: Send + Copy>(x: &[A], f: impl Fn(&A) -> T + Sync) -> Vec<T> {
+    collect_chunks(x.len(), 1, x.len() >= MIN_PARALLEL, |start, out| {
+        out.extend(x[start..].iter().map(&f))
+    })
 }
 
 /// `f(x, y)` for every pair of elements of `x` and `y` (same lengths).
-pub fn zip<A: Sync, B: Sync, T: Send + Copy + Default>(
+pub fn zip<A: Sync, B: Sync, T: Send + Copy>(
     x: &[A],
     y: &[B],
     f: impl Fn(&A, &B) -> T + Sync,
 ) -> Vec<T> {
     let n = x.len().min(y.len());
-    let mut out = vec![T::default(); n];
-    for_chunks(&mut out, 1, |start, chunk| {
-        for ((o, a), b) in chunk.iter_mut().zip(&x[start..]).zip(&y[start..]) {
-            *o = f(a, b);
+    collect_chunks(n, 1, n >= MIN_PARALLEL, |start, out| {
+        out.extend(x[start..].iter().zip(&y[start..]).map(|(a, b)| f(a, b)))
+    })
+}
+
+/// `x[i] = f(x[i])` for every element, on all cores when large.
+pub fn map_in_place<T: Send>(x: &mut [T], f: impl Fn(&T) -> T + Sync) {
+    for_chunks(x, 1, |_, chunk| {
+        for a in chunk.iter_mut() {
+            *a = f(a);
         }
     });
+}
+
+/// `x[i] = f(x[i], y[i])` for every element (same lengths), on all cores
+/// when large.
+pub fn zip_in_place<T: Send, B: Sync>(x: &mut [T], y: &[B], f: impl Fn(&T, &B) -> T + Sync) {
+    for_chunks(x, 1, |start, chunk| {
+        for (a, b) in chunk.iter_mut().zip(&y[start..]) {
+            *a = f(a, b);
+        }
+    });
+}
+
+/// The elements a [`Sink`] has been given so far, written in order into
+/// spare capacity: a result built without first filling it with zeros.
+pub struct Sink<'a, T> {
+    buf: &'a mut [MaybeUninit<T>],
+    /// `buf[..len]` is initialised.
+    len: usize,
+}
+
+impl<T> Sink<'_, T> {
+    /// Appends the items of `items` while there is room (the rest is not
+    /// taken).
+    #[inline]
+    pub fn extend(&mut self, items: impl IntoIterator<Item = T>) {
+        for (slot, v) in self.buf[self.len..].iter_mut().zip(items) {
+            slot.write(v);
+            self.len += 1;
+        }
+    }
+
+    /// How many more elements fit.
+    #[inline]
+    pub fn room(&self) -> usize {
+        self.buf.len() - self.len
+    }
+
+    /// Appends the elements of `items` while there is room.
+    #[inline]
+    pub fn extend_from_slice(&mut self, items: &[T])
+    where
+        T: Copy,
+    {
+        let k = items.len().min(self.buf.len() - self.len);
+        for (slot, &v) in self.buf[self.len..self.len + k].iter_mut().zip(&items[..k]) {
+            slot.write(v);
+        }
+        self.len += k;
+    }
+}
+
+/// A vector of `n` elements built chunk by chunk (as [`for_chunks_if`]
+/// splits it: `fill(start, sink)` appends the elements `start..` of its
+/// chunk), on all cores when `worth`. Panics if a chunk is left short: a
+/// bug of the caller, never a read of uninitialised memory.
+pub fn collect_chunks<T: Send + Copy>(
+    n: usize,
+    unit: usize,
+    worth: bool,
+    fill: impl Fn(usize, &mut Sink<'_, T>) + Sync,
+) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    let complete = AtomicUsize::new(0);
+    for_chunks_if(
+        &mut out.spare_capacity_mut()[..n],
+        unit,
+        worth,
+        |start, chunk| {
+            let whole = chunk.len();
+            let mut sink = Sink { buf: chunk, len: 0 };
+            fill(start, &mut sink);
+            if sink.len == whole {
+                complete.fetch_add(whole, Ordering::Relaxed);
+            }
+        },
+    );
+    // The chunks are disjoint parts of `out[..n]` (split_at_mut), and a
+    // chunk counts only when its sink initialised all of it (`Sink::len`
+    // counts the slots written, in order, from the chunk's start): a total
+    // of `n` means every element of `out[..n]` is initialised. The
+    // threads have all joined (scoped), so the count is final.
+    assert_eq!(
+        complete.load(Ordering::Relaxed),
+        n,
+        "internal error: a chunk of a result was left unwritten"
+    );
+    // SAFETY: `n <= capacity`, and `out[..n]` is initialised (above); `T:
+    // Copy`, so nothing needs dropping either way.
+    unsafe { out.set_len(n) };
     out
 }
 
