@@ -10,15 +10,10 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-thread_local! {
-    /// The buffer of every empty string made on this thread, so that making
-    /// one allocates nothing. One per thread: the parser's threads make one
-    /// per instruction, and an `Arc` cloned from two cores has its count
-    /// bounce between them.
-    static EMPTY: Arc<String> = Arc::new(String::new());
-}
+/// The buffer of every empty string, so that making one allocates nothing.
+static EMPTY: LazyLock<Arc<String>> = LazyLock::new(|| Arc::new(String::new()));
 
 #[derive(Clone)]
 pub struct SharedStr {
@@ -96,7 +91,7 @@ impl From<Box<str>> for SharedStr {
 impl Default for SharedStr {
     fn default() -> SharedStr {
         SharedStr {
-            buf: EMPTY.with(Arc::clone),
+            buf: Arc::clone(&EMPTY),
             start: 0,
             len: 0,
         }
