@@ -12,7 +12,7 @@ use super::shared_str::SharedStr;
 use super::{CompId, InstrId};
 use crate::util::FxMap;
 use smallvec::SmallVec;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// Operand and user lists: nearly all have at most four entries, which
 /// fit inline.
@@ -158,36 +158,31 @@ struct KeyBuffer {
     index: FxMap<&'static str, usize>,
 }
 
-thread_local! {
-    // One per thread: the parser's threads each clone it per attribute, and
-    // one `Arc` cloned from two cores has its count bounce between them.
-    static KNOWN_KEY_BUFFER: KeyBuffer = {
-        let mut buf = String::new();
-        let mut starts = Vec::with_capacity(KNOWN_KEYS.len());
-        for k in KNOWN_KEYS {
-            starts.push(buf.len());
-            buf.push_str(k);
-        }
-        KeyBuffer {
-            buf: Arc::new(buf),
-            starts,
-            index: KNOWN_KEYS
-                .iter()
-                .enumerate()
-                .map(|(i, &k)| (k, i))
-                .collect(),
-        }
-    };
-}
+static KNOWN_KEY_BUFFER: LazyLock<KeyBuffer> = LazyLock::new(|| {
+    let mut buf = String::new();
+    let mut starts = Vec::with_capacity(KNOWN_KEYS.len());
+    for k in KNOWN_KEYS {
+        starts.push(buf.len());
+        buf.push_str(k);
+    }
+    KeyBuffer {
+        buf: Arc::new(buf),
+        starts,
+        index: KNOWN_KEYS
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i))
+            .collect(),
+    }
+});
 
 /// An attribute key: shared for the keys XLA knows, else its own string.
 pub fn attr_key(key: &str) -> SharedStr {
-    KNOWN_KEY_BUFFER.with(|keys| {
-        keys.index
-            .get(key)
-            .and_then(|&i| SharedStr::slice(&keys.buf, keys.starts[i], keys.starts[i] + key.len()))
-            .unwrap_or_else(|| SharedStr::from(key))
-    })
+    let keys = &*KNOWN_KEY_BUFFER;
+    keys.index
+        .get(key)
+        .and_then(|&i| SharedStr::slice(&keys.buf, keys.starts[i], keys.starts[i] + key.len()))
+        .unwrap_or_else(|| SharedStr::from(key))
 }
 
 impl Instruction {

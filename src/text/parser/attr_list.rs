@@ -5,7 +5,7 @@
 //! [`crate::text::attrs`] (which owns the syntax of those values) or kept
 //! as written.
 
-use super::{PResult, Parser, Scope};
+use super::{ModuleState, PResult, Parser, Scope};
 use crate::ir::instruction::{
     attr_key, ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType,
 };
@@ -214,7 +214,15 @@ impl<'a> Parser<'a> {
         let Some(kind) = crate::text::attrs::kind_id(key, opcode) else {
             return Ok(None);
         };
-        if let Some(v) = self.st.typed.get(&kind).and_then(|m| m.get(raw)) {
+        let base = self.base;
+        let cached = |st: &'a ModuleState| st.typed.get(&kind).and_then(|m| m.get(raw));
+        if let Some(v) = self
+            .st
+            .typed
+            .get(&kind)
+            .and_then(|m| m.get(raw))
+            .or_else(|| cached(base?))
+        {
             return Ok(Some(v.clone()));
         }
         // Its own copy: the value must not keep the window.
@@ -329,7 +337,8 @@ impl<'a> Parser<'a> {
     /// An attribute text: the module's copy if it has one, else a slice of
     /// the window (which [`Self::detach`] copies).
     fn kept_text(&self, raw: &'a str) -> SharedStr {
-        match self.st.texts.get(raw) {
+        let base = self.base;
+        match self.st.texts.get(raw).or_else(|| base?.texts.get(raw)) {
             Some(kept) => kept.clone(),
             None => self.shared(raw),
         }

@@ -313,11 +313,7 @@ impl LineIndex {
 struct Parser<'a> {
     st: ModuleState,
     /// The module read before the group, when `st` is a part's own state
-    /// (see [`parse_group`]): computations `st` does not know are looked
-    /// up there. Its caches (shapes, attribute texts and values) are not:
-    /// a part makes its own, as an `Arc` shared by two threads has its
-    /// count bounce between the cores on every clone (a sixth of reading
-    /// an instruction, when a part took its shapes from here).
+    /// (see [`parse_group`]): what `st` does not know is looked up there.
     base: Option<&'a ModuleState>,
     /// The window `text` borrows from, shared by the strings made from it
     /// until its computation is done.

@@ -25,7 +25,8 @@ impl<'a> Parser<'a> {
             end += 1;
         }
         let key = &self.text[start..end];
-        if let Some(s) = self.st.shapes.get(key) {
+        let base = self.base;
+        if let Some(s) = self.st.shapes.get(key).or_else(|| base?.shapes.get(key)) {
             self.pos = end;
             return Ok(Arc::clone(s));
         }
