@@ -757,3 +757,86 @@ fn eval_compare_judges_a_cancellation_by_what_cancelled() {
     assert!(!ok, "{table}");
     assert!(table.contains("FAIL"), "{table}");
 }
+
+/// The Neuron softmax calls on an operand large enough to be split over
+/// the cores (past 2^17 elements): each row the same bits as that row
+/// evaluated alone (one core), forward and backward, over the last axis
+/// and the first.
+#[test]
+fn neuron_softmax_split_over_cores_computes_each_row_as_alone() {
+    let (rows, len) = (512usize, 512usize);
+    let x: Vec<f32> = (0..rows * len)
+        .map(|i| ((i * 7919 % 1009) as f32 - 504.0) / 61.0)
+        .collect();
+    let dy: Vec<f32> = (0..rows * len)
+        .map(|i| ((i * 104_729 % 997) as f32 - 498.0) / 97.0)
+        .collect();
+    let call = |dims: &str, target: &str, dim: i64, backward: bool| {
+        let operands = if backward { "g, y" } else { "x" };
+        let params = if backward {
+            format!(
+                "  g = f32[{dims}]{{1,0}} parameter(0)\n  y = f32[{dims}]{{1,0}} parameter(1)\n"
+            )
+        } else {
+            format!("  x = f32[{dims}]{{1,0}} parameter(0)\n")
+        };
+        format!(
+            "HloModule m\n\nENTRY e {{\n{params}  ROOT s = f32[{dims}]{{1,0}} custom-call({operands}), custom_call_target=\"{target}\", backend_config={{approx = true, dim = {dim} : i64, mode = \"exact\"}}\n}}\n"
+        )
+    };
+    for backward in [false, true] {
+        let target = if backward {
+            "AwsNeuronSoftmaxBackward"
+        } else {
+            "AwsNeuronSoftmax"
+        };
+        let args = |dims: &[usize], x: &[f32], dy: &[f32]| match backward {
+            false => vec![f32s(dims, x)],
+            true => vec![f32s(dims, dy), f32s(dims, x)],
+        };
+        // Over the last axis: rows of the [rows, len] array.
+        let whole = data(
+            &run(
+                &call(&format!("{rows},{len}"), target, -1, backward),
+                args(&[rows, len], &x, &dy),
+            )
+            .unwrap(),
+        );
+        let Data::F32(whole) = whole else {
+            panic!("f32 out")
+        };
+        for r in [0, 1, rows / 2, rows - 1] {
+            let row = |v: &[f32]| v[r * len..(r + 1) * len].to_vec();
+            let alone = data(
+                &run(
+                    &call(&format!("1,{len}"), target, -1, backward),
+                    args(&[1, len], &row(&x), &row(&dy)),
+                )
+                .unwrap(),
+            );
+            assert_eq!(
+                alone,
+                Data::F32(whole[r * len..(r + 1) * len].to_vec()),
+                "{target}: row {r}"
+            );
+        }
+        // Over the first axis: columns, split by nothing (one outer block).
+        let cols = data(
+            &run(
+                &call(&format!("{rows},{len}"), target, 0, backward),
+                args(&[rows, len], &x, &dy),
+            )
+            .unwrap(),
+        );
+        let Data::F32(cols) = cols else {
+            panic!("f32 out")
+        };
+        let column = |v: &[f32], c: usize| (0..rows).map(|i| v[i * len + c]).collect::<Vec<f32>>();
+        for c in [0, len - 1] {
+            let call_col = call(&format!("{rows},1"), target, 0, backward);
+            let alone =
+                data(&run(&call_col, args(&[rows, 1], &column(&x, c), &column(&dy, c))).unwrap());
+            assert_eq!(alone, Data::F32(column(&cols, c)), "{target}: column {c}");
+        }
+    }
+}

@@ -9,7 +9,7 @@ use super::convert::{from_f64_vec, to_f64_vec};
 use super::dot::{dot, DotDims};
 use super::shape_ops::transpose;
 use super::sort::{neuron_topk_less, result_k, top_rows, topk_result, xla_topk};
-use super::{err, EvalError, Interpreter, Result};
+use super::{err, par, EvalError, Interpreter, Result};
 use crate::ir::{Instruction, PrimitiveType};
 use crate::neuron::config::{
     softmax_axis, BlockScaledDotConfig, ConfigError, Field, MxType, QuantizeMxConfig,
@@ -288,10 +288,12 @@ fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value>
     }
     let ty = result_array_type(instr, x)?;
     let axis = norm_axis(config_axis(instr.backend_config())?, x.rank())?;
-    let outer: usize = x.dims[..axis].iter().product();
     let len = x.dims[axis];
     let inner: usize = x.dims[axis + 1..].iter().product();
     let mut out = vec![0f64; x.len()];
+    // Rows are independent: blocks of whole rows on all cores, each row
+    // computed as on one (the same bits).
+    let block = (len * inner).max(1);
     if backward {
         let y = ops[1].as_array()?;
         if y.dims != x.dims {
@@ -303,34 +305,45 @@ fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value>
         }
         let dy = x.to_f64_vec();
         let yv = y.to_f64_vec();
-        for o in 0..outer {
-            for i in 0..inner {
-                let at = |l: usize| (o * len + l) * inner + i;
-                let s: f64 = (0..len).map(|l| dy[at(l)] * yv[at(l)]).sum();
-                for l in 0..len {
-                    out[at(l)] = yv[at(l)] * (dy[at(l)] - s);
+        par::for_chunks(&mut out, block, |start, chunk| {
+            for (b, out) in chunk.chunks_mut(block).enumerate() {
+                let first = start + b * block;
+                for i in 0..inner {
+                    let at = |l: usize| first + l * inner + i;
+                    let s: f64 = (0..len).map(|l| dy[at(l)] * yv[at(l)]).sum();
+                    for l in 0..len {
+                        out[l * inner + i] = yv[at(l)] * (dy[at(l)] - s);
+                    }
                 }
             }
-        }
+        });
     } else {
         let xv = x.to_f64_vec();
-        for o in 0..outer {
-            for i in 0..inner {
-                let at = |l: usize| (o * len + l) * inner + i;
-                let m = (0..len).map(|l| xv[at(l)]).fold(f64::NEG_INFINITY, |a, b| {
-                    if a.is_nan() || b.is_nan() {
-                        f64::NAN
-                    } else {
-                        a.max(b)
+        par::for_chunks(&mut out, block, |start, chunk| {
+            let mut e = vec![0f64; len];
+            for (b, out) in chunk.chunks_mut(block).enumerate() {
+                let row = &xv[start + b * block..][..block];
+                for i in 0..inner {
+                    let at = |l: usize| l * inner + i;
+                    let m = (0..len)
+                        .map(|l| row[at(l)])
+                        .fold(f64::NEG_INFINITY, |a, b| {
+                            if a.is_nan() || b.is_nan() {
+                                f64::NAN
+                            } else {
+                                a.max(b)
+                            }
+                        });
+                    for (l, e) in e.iter_mut().enumerate() {
+                        *e = (row[at(l)] - m).exp();
                     }
-                });
-                let e: Vec<f64> = (0..len).map(|l| (xv[at(l)] - m).exp()).collect();
-                let s: f64 = e.iter().sum();
-                for l in 0..len {
-                    out[at(l)] = e[l] / s;
+                    let s: f64 = e.iter().sum();
+                    for (l, e) in e.iter().enumerate() {
+                        out[at(l)] = e / s;
+                    }
                 }
             }
-        }
+        });
     }
     Ok(Value::array(Array::new(
         ty,
