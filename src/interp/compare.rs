@@ -216,10 +216,18 @@ pub fn max_finite(a: &Array) -> f64 {
     if !a.ty.is_float() {
         return 0.0;
     }
-    a.to_f64_vec()
-        .iter()
-        .filter(|x| x.is_finite())
-        .fold(0.0f64, |m, x| m.max(x.abs()))
+    match &a.data {
+        // No f64 copy: |x| and max are exact in f32, and so is widening.
+        Data::F32(v) => v
+            .iter()
+            .filter(|x| x.is_finite())
+            .fold(0.0f32, |m, x| m.max(x.abs())) as f64,
+        _ => a
+            .to_f64_vec()
+            .iter()
+            .filter(|x| x.is_finite())
+            .fold(0.0f64, |m, x| m.max(x.abs())),
+    }
 }
 
 /// Compares `got` with the reference `want` at relative tolerance `tol`.
@@ -307,11 +315,7 @@ fn compare_inner(
     }
     let g = got.to_f64_vec();
     let w = want.to_f64_vec();
-    let maxw = w
-        .iter()
-        .filter(|x| x.is_finite())
-        .fold(0.0f64, |m, x| m.max(x.abs()))
-        .max(min_scale);
+    let maxw = max_finite(want).max(min_scale);
     for (i, (&a, &b)) in g.iter().zip(&w).enumerate() {
         let ok = if !judge_nonfinite && !b.is_finite() {
             true
@@ -322,9 +326,6 @@ fn compare_inner(
         } else {
             let e = (a - b).abs();
             d.max_abs = d.max_abs.max(e);
-            if maxw > 0.0 {
-                d.max_rel = d.max_rel.max(e / maxw);
-            }
             e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + floor
         };
         if !ok {
@@ -333,6 +334,11 @@ fn compare_inner(
                 d.first_bad = Some((i, a, b));
             }
         }
+    }
+    // max_i(e_i / maxw) is max_i(e_i) / maxw: division by a positive
+    // number keeps the order, rounding included.
+    if maxw > 0.0 {
+        d.max_rel = d.max_abs / maxw;
     }
     d
 }
@@ -360,9 +366,6 @@ fn compare_complex(got: &Array, want: &Array, mut d: Diff, floor: f64) -> Diff {
         } else {
             let e = (a - b).abs();
             d.max_abs = d.max_abs.max(e);
-            if maxw > 0.0 {
-                d.max_rel = d.max_rel.max(e / maxw);
-            }
             e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + floor
         };
         if !ok && last_bad != Some(i / 2) {

@@ -335,7 +335,7 @@ fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value>
                             }
                         });
                     for (l, e) in e.iter_mut().enumerate() {
-                        *e = (row[at(l)] - m).exp();
+                        *e = exp64(row[at(l)] - m);
                     }
                     let s: f64 = e.iter().sum();
                     for (l, e) in e.iter().enumerate() {
@@ -350,6 +350,20 @@ fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value>
         x.dims.clone(),
         from_f64_vec(ty, &out)?,
     )?))
+}
+
+/// `x.exp()`, without libm's underflow path (slow, and it sets errno) for
+/// the masked elements of a softmax (`-inf` or -3.4e38 less the row's
+/// max): glibc's exp gives +0 below -745.14 (exp(-746) is below half the
+/// smallest subnormal, so +0 is the rounded value too).
+fn exp64(x: f64) -> f64 {
+    if x < -746.0 {
+        0.0
+    } else {
+        // Opaque, so that the call stays on this side of the branch (see
+        // `elementwise::exp32`).
+        std::hint::black_box(x).exp()
+    }
 }
 
 fn neuron_topk(instr: &Instruction, x: &Array, iota: Option<&Arc<Array>>) -> Result<Value> {
@@ -685,4 +699,31 @@ fn block_scaled_dot(
     let rq = dequantize(r, rs, rc, elem)?;
     let out_ty = instr.shape.element_type();
     Ok(Value::array(dot(&lq, &rq, dd, out_ty)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exp64;
+
+    #[test]
+    fn exp64_is_libm_exp_bit_for_bit_around_underflow() {
+        let mut x = -800.0f64;
+        while x < -700.0 {
+            assert_eq!(exp64(x).to_bits(), x.exp().to_bits(), "exp({x})");
+            x += 0.001;
+        }
+        for x in [
+            f64::NEG_INFINITY,
+            -3.4e38,
+            -746.0,
+            -745.5,
+            -745.13,
+            0.0,
+            -0.0,
+            1.0,
+        ] {
+            assert_eq!(exp64(x).to_bits(), x.exp().to_bits(), "exp({x})");
+        }
+        assert!(exp64(f64::NAN).is_nan());
+    }
 }
