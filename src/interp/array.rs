@@ -363,22 +363,26 @@ pub fn strided_map(out_dims: &[usize], step: &[isize], base: isize) -> Vec<usize
             out.push(p as usize);
             p += inner_step;
         }
-        // Advance the outer dimensions.
-        let mut d = rank - 1;
-        loop {
-            if d == 0 {
-                return out;
-            }
-            d -= 1;
-            idx[d] += 1;
-            cur += step[d];
-            if idx[d] < out_dims[d] {
-                break;
-            }
-            cur -= step[d] * out_dims[d] as isize;
-            idx[d] = 0;
+        if !next_row(&mut idx, &mut cur, step, out_dims) {
+            return out;
         }
     }
+}
+
+/// Steps `idx` and its offset `cur` to the next row of a strided walk:
+/// the outer dimensions (all but the last) counted as an odometer. False
+/// once every row was visited.
+fn next_row(idx: &mut [usize], cur: &mut isize, step: &[isize], dims: &[usize]) -> bool {
+    for d in (0..dims.len() - 1).rev() {
+        idx[d] += 1;
+        *cur += step[d];
+        if idx[d] < dims[d] {
+            return true;
+        }
+        *cur -= step[d] * dims[d] as isize;
+        idx[d] = 0;
+    }
+    false
 }
 
 /// The elements [`strided_map`] would index, gathered directly (no index
@@ -417,18 +421,7 @@ pub fn strided_take<T: Copy + Send + Sync>(
                 1 => out.extend_from_slice(&src[cur as usize..cur as usize + inner]),
                 _ => out.extend((0..inner as isize).map(|j| src[(cur + j * inner_step) as usize])),
             }
-            // Advance the outer dimensions.
-            let mut d = rank - 1;
-            while d > 0 {
-                d -= 1;
-                idx[d] += 1;
-                cur += step[d];
-                if idx[d] < out_dims[d] {
-                    break;
-                }
-                cur -= step[d] * out_dims[d] as isize;
-                idx[d] = 0;
-            }
+            next_row(&mut idx, &mut cur, step, out_dims);
         }
     })
 }

@@ -886,8 +886,10 @@ pub fn holds_f64(d: ComparisonDirection, t: ComparisonType, x: f64, y: f64) -> b
     }
 }
 
+/// Whether `d` holds for two values in order `o` (`None`: unordered,
+/// where only NE holds).
 #[inline]
-fn dir_holds(d: ComparisonDirection, o: Option<Ordering>) -> bool {
+pub(super) fn dir_holds(d: ComparisonDirection, o: Option<Ordering>) -> bool {
     use ComparisonDirection as D;
     match o {
         None => d == D::Ne,

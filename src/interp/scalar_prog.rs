@@ -13,7 +13,7 @@
 
 use super::array::{wrap_s, wrap_u, Array, Data, Value};
 use super::convert::to_f64_vec;
-use super::elementwise::total_key;
+use super::elementwise::{dir_holds, total_key};
 use crate::ir::{
     CompId, ComparisonDirection, ComparisonType, InstrId, Module, Opcode, PrimitiveType,
 };
@@ -60,22 +60,6 @@ fn key_order(a: Key, b: Key, t: ComparisonType, bits: u32) -> Option<Ordering> {
         (Key::P(x), Key::P(y)) => Some(x.cmp(&y)),
         // Keys of one type are of one kind (checked when compiling).
         _ => None,
-    }
-}
-
-#[inline]
-fn holds(d: ComparisonDirection, o: Option<Ordering>) -> bool {
-    use ComparisonDirection as D;
-    match o {
-        None => d == D::Ne,
-        Some(o) => match d {
-            D::Eq => o == Ordering::Equal,
-            D::Ne => o != Ordering::Equal,
-            D::Lt => o == Ordering::Less,
-            D::Le => o != Ordering::Greater,
-            D::Gt => o == Ordering::Greater,
-            D::Ge => o != Ordering::Less,
-        },
     }
 }
 
@@ -327,7 +311,7 @@ impl Prog {
                 src: Src::Const(c as u32),
             },
             Node::Cmp { a, b, d, t, bits } => {
-                pv(holds(d, key_order(vals[a].key, vals[b].key, t, bits)))
+                pv(dir_holds(d, key_order(vals[a].key, vals[b].key, t, bits)))
             }
             Node::Select { p, a, b } => {
                 if as_bool(&vals[p]) {

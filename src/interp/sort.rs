@@ -8,7 +8,7 @@
 use super::array::{shape_dims, Array, Data, Value};
 use super::attrs;
 use super::convert::{from_f64_vec, to_f64_vec};
-use super::elementwise::total_key;
+use super::elementwise::{dir_holds, total_key};
 use super::reduce::scalar_at;
 use super::scalar_prog::Comparator;
 use super::shape_ops::transpose;
@@ -165,11 +165,7 @@ fn top_rows_by_keys(
     d: ComparisonDirection,
     t: ComparisonType,
 ) -> Result<Option<(Vec<usize>, Vec<usize>)>> {
-    let row = *x.dims.last().ok_or_else(|| err("top-k of a scalar"))?;
-    if k > row {
-        return Err(err(format!("k = {k} exceeds the last dimension ({row})")));
-    }
-    let rows = x.len().checked_div(row).unwrap_or(0);
+    let (row, rows) = top_k_rows(x, k)?;
     let mut abs = Vec::with_capacity(rows * k);
     let mut rel = Vec::with_capacity(rows * k);
     let bits = x.ty.bit_width();
@@ -189,21 +185,6 @@ fn top_rows_by_keys(
         }
     }
     Ok(Some((abs, rel)))
-}
-
-fn holds(d: ComparisonDirection, o: Option<Ordering>) -> bool {
-    use ComparisonDirection as D;
-    match o {
-        None => d == D::Ne,
-        Some(o) => match d {
-            D::Eq => o == Ordering::Equal,
-            D::Ne => o != Ordering::Equal,
-            D::Lt => o == Ordering::Less,
-            D::Le => o != Ordering::Greater,
-            D::Gt => o == Ordering::Greater,
-            D::Ge => o != Ordering::Less,
-        },
-    }
 }
 
 /// Sorts each row (last dimension) of the arrays `xs` (already transposed
@@ -238,7 +219,9 @@ fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result
             }
             for r in perm.chunks_mut(row) {
                 let mut v = r.to_vec();
-                merge_sort(&mut v, &mut |i, j| Ok(holds(d, keys.cmp(i, j, t, bits))))?;
+                merge_sort(&mut v, &mut |i, j| {
+                    Ok(dir_holds(d, keys.cmp(i, j, t, bits)))
+                })?;
                 r.copy_from_slice(&v);
             }
         }
@@ -326,6 +309,16 @@ pub fn sort(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Val
     })
 }
 
+/// The length of `x`'s rows (its last dimension) and how many there are,
+/// for a top-`k` of each.
+fn top_k_rows(x: &Array, k: usize) -> Result<(usize, usize)> {
+    let row = *x.dims.last().ok_or_else(|| err("top-k of a scalar"))?;
+    if k > row {
+        return Err(err(format!("k = {k} exceeds the last dimension ({row})")));
+    }
+    Ok((row, x.len().checked_div(row).unwrap_or(0)))
+}
+
 /// Per row of the last dimension: the first `k` positions of the stable
 /// order `less`. Returns (absolute positions, in-row positions).
 pub fn top_rows(
@@ -333,11 +326,7 @@ pub fn top_rows(
     k: usize,
     less: &mut dyn FnMut(usize, usize) -> Result<bool>,
 ) -> Result<(Vec<usize>, Vec<usize>)> {
-    let row = *x.dims.last().ok_or_else(|| err("top-k of a scalar"))?;
-    if k > row {
-        return Err(err(format!("k = {k} exceeds the last dimension ({row})")));
-    }
-    let rows = x.len().checked_div(row).unwrap_or(0);
+    let (row, rows) = top_k_rows(x, k)?;
     let mut abs = Vec::with_capacity(rows * k);
     let mut rel = Vec::with_capacity(rows * k);
     for r in 0..rows {
@@ -451,7 +440,7 @@ pub fn xla_topk(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result
         }
         Combiner::Compare(d, t) => {
             let t = t.unwrap_or_else(|| ComparisonType::default_for(x.ty));
-            Ok(holds(d, keys.cmp(i, j, t, x.ty.bit_width())))
+            Ok(dir_holds(d, keys.cmp(i, j, t, x.ty.bit_width())))
         }
         _ => {
             let args = [scalar_at(&xs[0], i), scalar_at(&xs[0], j)];
