@@ -1,7 +1,7 @@
 //! `dot` with general dimension numbers.
 //!
 //! Operands are permuted to `[batch, m, k]` and `[batch, k, n]` and
-//! multiplied with `matrixmultiply`'s blocked GEMM: f32 operands in f32
+//! multiplied with the `gemm` crate's blocked GEMM: f32 operands in f32
 //! (as XLA:CPU does), everything else in f64 (exact products of narrow
 //! floats, then one rounding to the result type). Integer dots wrap;
 //! complex dots multiply in c128 and round once.
@@ -376,11 +376,36 @@ fn int_dot(
 /// `gemm32` or `gemm64`: (m, k, n, A, B, C).
 type Gemm<T> = fn(usize, usize, usize, &[T], &[T], &mut [T]);
 
+/// The most rows one GEMM call multiplies.
+const MAX_BLOCK_ROWS: usize = 256;
+
+/// The rows of each GEMM call for a product of `m` rows: as even as the
+/// blocks of at most [`MAX_BLOCK_ROWS`] allow. The GEMM's blocking of the
+/// k axis (so each element's order of summation) depends on the shape it
+/// is called with, so the blocks depend on `m` alone, never on the thread
+/// count: the bits are the same on any number of cores.
+fn block_rows(m: usize) -> usize {
+    m.div_ceil(m.div_ceil(MAX_BLOCK_ROWS).max(1)).max(1)
+}
+
+/// `C = A * B` for `rows` rows, one GEMM call per block of `block` rows.
+fn gemm_blocks<T>(
+    (block, rows, k, n): (usize, usize, usize, usize),
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    gemm: Gemm<T>,
+) {
+    for (i, cb) in c[..rows * n].chunks_mut(block * n).enumerate() {
+        let r0 = i * block;
+        let r = cb.len() / n;
+        gemm(r, k, n, &a[r0 * k..(r0 + r) * k], b, cb);
+    }
+}
+
 /// `b` GEMMs `C[i] = A[i] * B[i]` (row-major, `A[i]` m x k, `B[i]` k x n)
 /// on all cores: split over the batch when it has enough matrices, else
-/// over the rows of each product. Each element of C is the same sum in the
-/// same order either way (the GEMM blocks only the k axis for a given
-/// element), so the bits do not depend on the split.
+/// over the row blocks of each product (see [`block_rows`]).
 fn batched_gemm<T: Send + Sync>(
     (b, m, k, n): (usize, usize, usize, usize),
     x: &[T],
@@ -392,94 +417,83 @@ fn batched_gemm<T: Send + Sync>(
     if mn == 0 {
         return;
     }
+    let block = block_rows(m);
     let worth = b.saturating_mul(mn).saturating_mul(k.max(1)) >= 1 << 21;
     if b >= super::par::threads() {
         super::par::for_chunks_if(c, mn, worth, |start, chunk| {
             for (j, cb) in chunk.chunks_mut(mn).enumerate() {
                 let bi = start / mn + j;
-                gemm(
-                    m,
-                    k,
-                    n,
-                    &x[bi * mk..(bi + 1) * mk],
-                    &y[bi * kn..(bi + 1) * kn],
-                    cb,
-                );
+                let (a, bm) = (&x[bi * mk..(bi + 1) * mk], &y[bi * kn..(bi + 1) * kn]);
+                gemm_blocks((block, m, k, n), a, bm, cb, gemm);
             }
         });
         return;
     }
     for (bi, cb) in c.chunks_mut(mn).enumerate() {
         let (a, bm) = (&x[bi * mk..(bi + 1) * mk], &y[bi * kn..(bi + 1) * kn]);
-        super::par::for_chunks_if(cb, n, worth, |start, rows| {
+        super::par::for_chunks_if(cb, block * n, worth, |start, rows| {
             let r0 = start / n;
             let r = rows.len() / n;
-            gemm(r, k, n, &a[r0 * k..(r0 + r) * k], bm, rows);
+            gemm_blocks((block, r, k, n), &a[r0 * k..], bm, rows, gemm);
         });
+    }
+}
+
+/// `C[m,n] = A[m,k] * B[k,n]`, row-major, by the `gemm` crate on the
+/// calling thread.
+fn gemm_dense<T: 'static + Copy + Default>(
+    (m, k, n): (usize, usize, usize),
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    one: T,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        c[..m * n].iter_mut().for_each(|v| *v = T::default());
+        return;
+    }
+    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+    // SAFETY: the slices hold at least m*k, k*n and m*n elements (checked
+    // above); the strides (column 1, row k or n) describe dense row-major
+    // matrices inside them; `c` is borrowed mutably, so it overlaps
+    // neither operand; with `read_dst` false, `c` is only written
+    // (c = 1 * a * b).
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            a.as_ptr(),
+            1,
+            k as isize,
+            b.as_ptr(),
+            1,
+            n as isize,
+            T::default(),
+            one,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
     }
 }
 
 /// C[m,n] = A[m,k] * B[k,n], row-major, f32.
 pub fn gemm32(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        c.iter_mut().for_each(|v| *v = 0.0);
-        return;
-    }
-    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
-    // SAFETY: the slices hold m*k, k*n and m*n elements (checked above) and
-    // the strides describe dense row-major matrices inside them.
-    unsafe {
-        matrixmultiply::sgemm(
-            m,
-            k,
-            n,
-            1.0,
-            a.as_ptr(),
-            k as isize,
-            1,
-            b.as_ptr(),
-            n as isize,
-            1,
-            0.0,
-            c.as_mut_ptr(),
-            n as isize,
-            1,
-        );
-    }
+    gemm_dense((m, k, n), a, b, c, 1.0);
 }
 
 /// C[m,n] = A[m,k] * B[k,n], row-major, f64.
 pub fn gemm64(m: usize, k: usize, n: usize, a: &[f64], b: &[f64], c: &mut [f64]) {
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        c.iter_mut().for_each(|v| *v = 0.0);
-        return;
-    }
-    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
-    // SAFETY: as in gemm32.
-    unsafe {
-        matrixmultiply::dgemm(
-            m,
-            k,
-            n,
-            1.0,
-            a.as_ptr(),
-            k as isize,
-            1,
-            b.as_ptr(),
-            n as isize,
-            1,
-            0.0,
-            c.as_mut_ptr(),
-            n as isize,
-            1,
-        );
-    }
+    gemm_dense((m, k, n), a, b, c, 1.0);
 }
 
 #[cfg(test)]
@@ -492,21 +506,21 @@ mod tests {
             .collect()
     }
 
-    /// The product split over rows (one batch) or over the batch gives the
-    /// bits of one GEMM call per product on one thread.
+    /// The product split over the cores (by row blocks, or over the batch)
+    /// gives the bits of one thread calling the GEMM once per row block:
+    /// the split never changes a GEMM call's shape.
     #[test]
-    fn a_split_gemm_gives_the_bits_of_one_call() {
-        for (b, m, k, n) in [(1, 301, 67, 129), (5, 65, 70, 141)] {
+    fn a_split_gemm_gives_the_bits_of_one_thread() {
+        for (b, m, k, n) in [(1, 301, 67, 129), (1, 601, 300, 129), (5, 65, 70, 141)] {
             let (x, y) = (values(b * m * k, 1), values(b * k * n, 2));
             let mut want = vec![0f32; b * m * n];
             for bi in 0..b {
-                gemm32(
-                    m,
-                    k,
-                    n,
+                gemm_blocks(
+                    (block_rows(m), m, k, n),
                     &x[bi * m * k..],
                     &y[bi * k * n..],
                     &mut want[bi * m * n..(bi + 1) * m * n],
+                    gemm32,
                 );
             }
             let mut got = vec![0f32; b * m * n];
@@ -514,5 +528,14 @@ mod tests {
             let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want), "{b}x{m}x{k}x{n}");
         }
+    }
+
+    #[test]
+    fn row_blocks_are_even_and_at_most_the_maximum() {
+        assert_eq!(block_rows(1), 1);
+        assert_eq!(block_rows(256), 256);
+        assert_eq!(block_rows(257), 129);
+        assert_eq!(block_rows(512), 256);
+        assert_eq!(block_rows(601), 201);
     }
 }
