@@ -1,5 +1,5 @@
 //! Splitting large loops over independent output elements across the
-//! machine's cores (std::thread::scope, no pool).
+//! machine's cores (a pool of threads started once, see [`pool`]).
 //!
 //! Only loops whose output elements are computed independently of one
 //! another go through here, each element by the same arithmetic as on one
@@ -51,9 +51,13 @@ pub fn for_chunks_if<T: Send>(
         f(0, out);
         return;
     }
+    let Some(pool) = pool() else {
+        f(0, out);
+        return;
+    };
     let units = n.div_ceil(unit);
     let per = units.div_ceil(t) * unit;
-    std::thread::scope(|s| {
+    pool.in_place_scope(|s| {
         let f = &f;
         let mut rest = out;
         let mut start = 0;
@@ -67,35 +71,32 @@ pub fn for_chunks_if<T: Send>(
                 // The last chunk runs on this thread.
                 f(at, chunk);
             } else {
-                spawn_or_run(s, move || f(at, chunk));
+                s.spawn(move |_| f(at, chunk));
             }
         }
     });
 }
 
-/// Runs `job` on a new thread of scope `s`, or here when the system
-/// refuses a thread (a tight `ulimit -v`, a thread limit): slower, never a
-/// panic.
-pub fn spawn_or_run<'scope, F: FnOnce() + Send + 'scope>(
-    s: &'scope std::thread::Scope<'scope, '_>,
-    job: F,
-) {
-    // The job is kept here until the thread has surely taken it: a spawn
-    // that fails hands it back through `slot`.
-    let slot = std::sync::Arc::new(std::sync::Mutex::new(Some(job)));
-    let theirs = slot.clone();
-    let spawned = std::thread::Builder::new().spawn_scoped(s, move || {
-        let job = theirs.lock().map(|mut j| j.take()).unwrap_or(None);
-        if let Some(job) = job {
-            job();
+/// The threads that take the other chunks of a split loop, started once
+/// (the calling thread takes one chunk itself): a 48-layer module splits
+/// some 2,500 loops, and starting a thread for each cost tens of
+/// microseconds apiece. `None` on one core, or when the system refuses the
+/// threads (a tight `ulimit -v`, a thread limit): loops then run on the
+/// calling thread, slower, never a panic.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let t = threads();
+        if t <= 1 {
+            return None;
         }
-    });
-    if spawned.is_err() {
-        let job = slot.lock().map(|mut j| j.take()).unwrap_or(None);
-        if let Some(job) = job {
-            job();
-        }
-    }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t - 1)
+            .thread_name(|i| format!("hlo-opt-loop-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
 }
 
 /// `out[i] = f(i)` for every i, on all cores when `out` is large.
