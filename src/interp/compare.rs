@@ -262,6 +262,41 @@ pub fn compare_scaled(
     compare_inner(got, want, tol, min_scale, 0.0, judge_nonfinite)
 }
 
+/// The judgement of one pair of float elements (got, want) against a
+/// tolerance relative to `|want| + maxw`, plus an absolute `floor`.
+struct Judge {
+    tol: f64,
+    maxw: f64,
+    floor: f64,
+    judge_nonfinite: bool,
+}
+
+impl Judge {
+    /// Judges every pair, counting the bad ones and the largest error.
+    #[inline]
+    fn all(&self, d: &mut Diff, pairs: impl Iterator<Item = (f64, f64)>) {
+        for (i, (a, b)) in pairs.enumerate() {
+            let ok = if !self.judge_nonfinite && !b.is_finite() {
+                true
+            } else if b.is_nan() || a.is_nan() {
+                a.is_nan() && b.is_nan()
+            } else if b.is_infinite() || a.is_infinite() {
+                a == b
+            } else {
+                let e = (a - b).abs();
+                d.max_abs = d.max_abs.max(e);
+                e == 0.0 || e <= self.tol * (b.abs() + self.maxw) + self.floor
+            };
+            if !ok {
+                d.bad += 1;
+                if d.first_bad.is_none() {
+                    d.first_bad = Some((i, a, b));
+                }
+            }
+        }
+    }
+}
+
 fn compare_inner(
     got: &Array,
     want: &Array,
@@ -313,26 +348,23 @@ fn compare_inner(
         }
         return d;
     }
-    let g = got.to_f64_vec();
-    let w = want.to_f64_vec();
     let maxw = max_finite(want).max(min_scale);
-    for (i, (&a, &b)) in g.iter().zip(&w).enumerate() {
-        let ok = if !judge_nonfinite && !b.is_finite() {
-            true
-        } else if b.is_nan() || a.is_nan() {
-            a.is_nan() && b.is_nan()
-        } else if b.is_infinite() || a.is_infinite() {
-            a == b
-        } else {
-            let e = (a - b).abs();
-            d.max_abs = d.max_abs.max(e);
-            e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + floor
-        };
-        if !ok {
-            d.bad += 1;
-            if d.first_bad.is_none() {
-                d.first_bad = Some((i, a, b));
-            }
+    let judge = Judge {
+        tol,
+        maxw,
+        floor,
+        judge_nonfinite,
+    };
+    // f32 (most outputs) is read in place; other floats through one f64
+    // copy each.
+    match (&got.data, &want.data) {
+        (Data::F32(g), Data::F32(w)) => judge.all(
+            &mut d,
+            g.iter().zip(w).map(|(&a, &b)| (f64::from(a), f64::from(b))),
+        ),
+        _ => {
+            let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
+            judge.all(&mut d, g.iter().copied().zip(w.iter().copied()))
         }
     }
     // max_i(e_i / maxw) is max_i(e_i) / maxw: division by a positive
