@@ -291,9 +291,6 @@ fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value>
     let len = x.dims[axis];
     let inner: usize = x.dims[axis + 1..].iter().product();
     let mut out = vec![0f64; x.len()];
-    // Rows are independent: blocks of whole rows on all cores, each row
-    // computed as on one (the same bits).
-    let block = (len * inner).max(1);
     if backward {
         let y = ops[1].as_array()?;
         if y.dims != x.dims {
@@ -303,53 +300,87 @@ fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value>
                 y.shape_text()
             )));
         }
-        let dy = x.to_f64_vec();
-        let yv = y.to_f64_vec();
-        par::for_chunks(&mut out, block, |start, chunk| {
-            for (b, out) in chunk.chunks_mut(block).enumerate() {
-                let first = start + b * block;
-                for i in 0..inner {
-                    let at = |l: usize| first + l * inner + i;
-                    let s: f64 = (0..len).map(|l| dy[at(l)] * yv[at(l)]).sum();
-                    for l in 0..len {
-                        out[l * inner + i] = yv[at(l)] * (dy[at(l)] - s);
-                    }
-                }
+        match (&x.data, &y.data) {
+            (Data::F32(dy), Data::F32(yv)) => softmax_backward_rows(
+                &mut out,
+                (len, inner),
+                |i| f64::from(dy[i]),
+                |i| f64::from(yv[i]),
+            ),
+            _ => {
+                let (dy, yv) = (x.to_f64_vec(), y.to_f64_vec());
+                softmax_backward_rows(&mut out, (len, inner), |i| dy[i], |i| yv[i])
             }
-        });
+        }
     } else {
-        let xv = x.to_f64_vec();
-        par::for_chunks(&mut out, block, |start, chunk| {
-            let mut e = vec![0f64; len];
-            for (b, out) in chunk.chunks_mut(block).enumerate() {
-                let row = &xv[start + b * block..][..block];
-                for i in 0..inner {
-                    let at = |l: usize| l * inner + i;
-                    let m = (0..len)
-                        .map(|l| row[at(l)])
-                        .fold(f64::NEG_INFINITY, |a, b| {
-                            if a.is_nan() || b.is_nan() {
-                                f64::NAN
-                            } else {
-                                a.max(b)
-                            }
-                        });
-                    for (l, e) in e.iter_mut().enumerate() {
-                        *e = exp64(row[at(l)] - m);
-                    }
-                    let s: f64 = e.iter().sum();
-                    for (l, e) in e.iter().enumerate() {
-                        out[at(l)] = e / s;
-                    }
-                }
+        match &x.data {
+            Data::F32(xv) => softmax_rows(&mut out, (len, inner), |i| f64::from(xv[i])),
+            _ => {
+                let xv = x.to_f64_vec();
+                softmax_rows(&mut out, (len, inner), |i| xv[i])
             }
-        });
+        }
     }
     Ok(Value::array(Array::new(
         ty,
         x.dims.clone(),
         from_f64_vec(ty, &out)?,
     )?))
+}
+
+/// The reference softmax in f64 over rows of `len` elements `inner` apart
+/// (`x(i)` reads element i of the input, f32 in place): blocks of whole
+/// rows on all cores, each row computed as on one (the same bits).
+fn softmax_rows(out: &mut [f64], (len, inner): (usize, usize), x: impl Fn(usize) -> f64 + Sync) {
+    let block = (len * inner).max(1);
+    par::for_chunks(out, block, |start, chunk| {
+        let mut e = vec![0f64; len];
+        for (b, out) in chunk.chunks_mut(block).enumerate() {
+            let first = start + b * block;
+            for i in 0..inner {
+                let at = |l: usize| l * inner + i;
+                let m = (0..len)
+                    .map(|l| x(first + at(l)))
+                    .fold(f64::NEG_INFINITY, |a, b| {
+                        if a.is_nan() || b.is_nan() {
+                            f64::NAN
+                        } else {
+                            a.max(b)
+                        }
+                    });
+                for (l, e) in e.iter_mut().enumerate() {
+                    *e = exp64(x(first + at(l)) - m);
+                }
+                let s: f64 = e.iter().sum();
+                for (l, e) in e.iter().enumerate() {
+                    out[at(l)] = e / s;
+                }
+            }
+        }
+    });
+}
+
+/// The reference softmax gradient in f64, `y * (dy - sum(dy * y))` per
+/// row, as [`softmax_rows`].
+fn softmax_backward_rows(
+    out: &mut [f64],
+    (len, inner): (usize, usize),
+    dy: impl Fn(usize) -> f64 + Sync,
+    y: impl Fn(usize) -> f64 + Sync,
+) {
+    let block = (len * inner).max(1);
+    par::for_chunks(out, block, |start, chunk| {
+        for (b, out) in chunk.chunks_mut(block).enumerate() {
+            let first = start + b * block;
+            for i in 0..inner {
+                let at = |l: usize| first + l * inner + i;
+                let s: f64 = (0..len).map(|l| dy(at(l)) * y(at(l))).sum();
+                for l in 0..len {
+                    out[l * inner + i] = y(at(l)) * (dy(at(l)) - s);
+                }
+            }
+        }
+    });
 }
 
 /// `x.exp()`, without libm's underflow path (slow, and it sets errno) for
