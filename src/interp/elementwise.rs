@@ -195,7 +195,7 @@ fn same_dims(a: &Array, b: &Array, what: &str) -> Result<()> {
 }
 
 #[inline]
-fn fmax32(a: f32, b: f32) -> f32 {
+pub(super) fn fmax32(a: f32, b: f32) -> f32 {
     // XLA:CPU: NaN propagates; equal values give the left operand.
     if a.is_nan() || a >= b {
         a
@@ -204,7 +204,7 @@ fn fmax32(a: f32, b: f32) -> f32 {
     }
 }
 #[inline]
-fn fmin32(a: f32, b: f32) -> f32 {
+pub(super) fn fmin32(a: f32, b: f32) -> f32 {
     if a.is_nan() || a <= b {
         a
     } else {

@@ -6,7 +6,7 @@
 use super::array::{shape_dims, strides, Array, Data, Value};
 use super::attrs;
 use super::convert::{from_f32_vec, from_f64_vec, to_f32_vec, to_f64_vec};
-use super::elementwise::{fbin32, fbin64, pbin, sbin, ubin, BinOp};
+use super::elementwise::{fbin32, fbin64, fmax32, fmin32, pbin, sbin, ubin, BinOp};
 use super::scalar_prog::{keys_of, Key, Prog, Src, Val};
 use super::shape_ops::transposed;
 use super::{err, Combiner, Interpreter, Result};
@@ -119,18 +119,35 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
         (Data::Pred(v), Data::Pred(i)) => Data::Pred(chunks(v, r, |c| {
             c.iter().try_fold(i[0], |a, &b| pbin(op, a, b))
         })?),
+        (Data::F32(v), Data::F32(i)) if matches!(op, BinOp::Max | BinOp::Min) => {
+            // One instance per op: the step inlined, not called through a
+            // pointer.
+            Data::F32(if op == BinOp::Max {
+                rows(v, r, |part| Ok(fold_rows(part, r, i[0], fmax32)))?
+            } else {
+                rows(v, r, |part| Ok(fold_rows(part, r, i[0], fmin32)))?
+            })
+        }
         (Data::F32(v), Data::F32(i)) if !exact_sum => Data::F32(chunks(v, r, |c| {
             c.iter().try_fold(i[0], |a, &b| fbin32(op, a, b))
         })?),
         (Data::F64(v), Data::F64(i)) => Data::F64(chunks(v, r, |c| {
             c.iter().try_fold(i[0], |a, &b| fbin64(op, a, b))
         })?),
-        (Data::F32(v), Data::F32(i)) => Data::F32(chunks(v, r, |c| {
-            let acc = c
-                .iter()
-                .try_fold(f64::from(i[0]), |a, &b| fbin64(op, a, f64::from(b)))?;
-            Ok(acc as f32)
-        })?),
+        (Data::F32(v), Data::F32(i)) => {
+            // In f64, rounded once.
+            let init = f64::from(i[0]);
+            let sums = if op == BinOp::Add {
+                rows(v, r, |part| {
+                    Ok(fold_rows(part, r, init, |a, b: f32| a + f64::from(b)))
+                })?
+            } else {
+                rows(v, r, |part| {
+                    Ok(fold_rows(part, r, init, |a, b: f32| a * f64::from(b)))
+                })?
+            };
+            Data::F32(sums.into_iter().map(|s| s as f32).collect())
+        }
         (Data::C64(_) | Data::C128(_), _) => {
             // In c128, rounded once.
             let v = super::complex::to_c128(&x.data);
@@ -159,21 +176,30 @@ fn chunks<T: Copy + Sync, U: Send>(
     r: usize,
     f: impl Fn(&[T]) -> Result<U> + Sync,
 ) -> Result<Vec<U>> {
+    rows(v, r, |part| part.chunks(r).map(&f).collect())
+}
+
+/// `f` of consecutive parts of whole rows of `r` elements of `v` (one part
+/// per core when `v` is large), each giving one output per row.
+fn rows<T: Copy + Sync, U: Send>(
+    v: &[T],
+    r: usize,
+    f: impl Fn(&[T]) -> Result<Vec<U>> + Sync,
+) -> Result<Vec<U>> {
     if r == 0 {
         return Err(err("internal error: empty chunk"));
     }
     let nout = v.len().div_ceil(r);
     let t = super::par::threads().min(nout);
     if t < 2 || v.len() < super::par::MIN_PARALLEL {
-        return v.chunks(r).map(&f).collect();
+        return f(v);
     }
     let per = nout.div_ceil(t) * r;
     let mut parts: Vec<Result<Vec<U>>> = v.chunks(per).map(|_| Ok(Vec::new())).collect();
     super::par::for_chunks_if(&mut parts, 1, true, |start, slots| {
         for (j, slot) in slots.iter_mut().enumerate() {
             let from = (start + j) * per;
-            let part = &v[from..(from + per).min(v.len())];
-            *slot = part.chunks(r).map(&f).collect();
+            *slot = f(&v[from..(from + per).min(v.len())]);
         }
     });
     let mut out = Vec::with_capacity(nout);
@@ -181,6 +207,32 @@ fn chunks<T: Copy + Sync, U: Send>(
         out.extend(p?);
     }
     Ok(out)
+}
+
+/// Each row of `r` elements of `part` folded from `init` by `step`, in
+/// order. Rows go [`LANES`] at a time, their folds interleaved: each is
+/// still one chain in element order (the same bits), but the chains
+/// overlap in the pipeline instead of each waiting on its last step.
+fn fold_rows<T: Copy, A: Copy>(part: &[T], r: usize, init: A, step: impl Fn(A, T) -> A) -> Vec<A> {
+    const LANES: usize = 8;
+    let mut out = Vec::with_capacity(part.len().div_ceil(r.max(1)));
+    if r == 0 {
+        return out;
+    }
+    let mut groups = part.chunks_exact(r * LANES);
+    for g in &mut groups {
+        let mut acc = [init; LANES];
+        for j in 0..r {
+            for (l, a) in acc.iter_mut().enumerate() {
+                *a = step(*a, g[l * r + j]);
+            }
+        }
+        out.extend_from_slice(&acc);
+    }
+    for row in groups.remainder().chunks(r) {
+        out.push(row.iter().fold(init, |a, &b| step(a, b)));
+    }
+    out
 }
 
 pub fn reduce(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
@@ -727,4 +779,46 @@ pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<
     } else {
         Value::Tuple(vals.into())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows folded eight at a time give each row's own fold in element
+    /// order, bit for bit: sums whose order matters, NaN and signed zeros
+    /// for max and min, and row counts that leave a remainder.
+    #[test]
+    fn interleaved_rows_fold_as_each_row_alone() {
+        let mut v: Vec<f32> = (0..13 * 37)
+            .map(|i| ((i as f32) * 0.7).sin() * 10f32.powi(i % 9 - 4))
+            .collect();
+        v[5] = f32::NAN;
+        v[40] = -0.0;
+        v[41] = 0.0;
+        v[37 * 9 + 3] = f32::INFINITY;
+        for r in [1, 2, 37, 13 * 37] {
+            let alone = |init: f64| -> Vec<u64> {
+                v.chunks(r)
+                    .map(|row| row.iter().fold(init, |a, &b| a + f64::from(b)).to_bits())
+                    .collect()
+            };
+            let sums: Vec<u64> = fold_rows(&v, r, 0.5, |a, b: f32| a + f64::from(b))
+                .into_iter()
+                .map(f64::to_bits)
+                .collect();
+            assert_eq!(sums, alone(0.5), "sum, rows of {r}");
+            for (step, name) in [(fmax32 as fn(f32, f32) -> f32, "max"), (fmin32, "min")] {
+                let want: Vec<u32> = v
+                    .chunks(r)
+                    .map(|row| row.iter().fold(-0.0f32, |a, &b| step(a, b)).to_bits())
+                    .collect();
+                let got: Vec<u32> = fold_rows(&v, r, -0.0f32, step)
+                    .into_iter()
+                    .map(f32::to_bits)
+                    .collect();
+                assert_eq!(got, want, "{name}, rows of {r}");
+            }
+        }
+    }
 }
