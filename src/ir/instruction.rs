@@ -10,7 +10,6 @@ use super::opcode::Opcode;
 use super::shape::Shape;
 use super::shared_str::SharedStr;
 use super::{CompId, InstrId};
-use crate::util::FxMap;
 use smallvec::SmallVec;
 use std::sync::{Arc, LazyLock};
 
@@ -155,7 +154,7 @@ struct KeyBuffer {
     /// Start of each of `KNOWN_KEYS` in `buf`.
     starts: Vec<usize>,
     /// Each of `KNOWN_KEYS`' position in it.
-    index: FxMap<&'static str, usize>,
+    index: crate::util::NameMap<'static, usize>,
 }
 
 static KNOWN_KEY_BUFFER: LazyLock<KeyBuffer> = LazyLock::new(|| {

@@ -22,7 +22,9 @@ struct Signature<'a> {
 struct SignatureParam<'a> {
     pos: usize,
     name: &'a str,
-    shape: Shape,
+    /// Interned as instruction shapes are: a large module's signatures
+    /// write some 150k parameters, most of a few shapes.
+    shape: Arc<Shape>,
 }
 
 impl<'a> Parser<'a> {
@@ -149,7 +151,7 @@ impl<'a> Parser<'a> {
                 let pos = self.pos;
                 let name = self.name("parameter name")?;
                 self.expect(b':', "after parameter name")?;
-                let shape = self.shape()?;
+                let shape = self.interned_shape()?;
                 params.push(SignatureParam { pos, name, shape });
                 if self.eat(b')')? {
                     break;

@@ -49,7 +49,7 @@ use crate::ir::instruction::AttrValue;
 use crate::ir::shape::Shape;
 use crate::ir::SharedStr;
 use crate::ir::{CompId, Computation, InstrId, Module};
-use crate::util::{FxMap, FxSet};
+use crate::util::{FxMap, FxSet, NameMap};
 use std::io::BufRead;
 use std::sync::Arc;
 use windows::parse_windows;
@@ -75,7 +75,7 @@ impl<'a> Parser<'a> {
             at,
             depth: 0,
             instruction_nesting: 0,
-            all_names: FxMap::default(),
+            all_names: NameMap::default(),
             no_shape_yet: Arc::new(Shape::Tuple(Vec::new())),
         }
     }
@@ -135,7 +135,8 @@ struct ModuleState {
     /// Each distinct attribute text kept as written, once.
     texts: FxSet<SharedStr>,
     /// Each distinct typed attribute value, by its kind and text, read once.
-    typed: FxMap<u8, FxMap<SharedStr, AttrValue>>,
+    /// (Indexed by kind: one hash per lookup, the text's.)
+    typed: Vec<FxMap<SharedStr, AttrValue>>,
     /// The window's newlines.
     lines: LineIndex,
     /// The strings a computation keeps, gathered (reused buffers).
@@ -166,7 +167,7 @@ impl Default for ModuleState {
             unnamed: Vec::new(),
             async_callees: FxMap::default(),
             texts: FxSet::default(),
-            typed: FxMap::default(),
+            typed: Vec::new(),
             lines: LineIndex::default(),
             strings: String::new(),
             fixups: Vec::new(),
@@ -331,7 +332,7 @@ struct Parser<'a> {
     /// per computation (cleared, its room kept for the window's next one)
     /// so it stays in cache; names unique across the module is the
     /// verifier's check.
-    all_names: FxMap<&'a str, (CompId, InstrId)>,
+    all_names: NameMap<'a, (CompId, InstrId)>,
     /// An instruction's shape until its own is known, shared so that
     /// making an instruction allocates no placeholder.
     no_shape_yet: Arc<Shape>,

@@ -26,7 +26,10 @@ impl<'a> Parser<'a> {
         }
         let key = &self.text[start..end];
         let base = self.base;
-        if let Some(s) = self.st.shapes.get(key).or_else(|| base?.shapes.get(key)) {
+        if let Some(s) = base
+            .and_then(|b| b.shapes.get(key))
+            .or_else(|| self.st.shapes.get(key))
+        {
             self.pos = end;
             return Ok(Arc::clone(s));
         }

@@ -7,7 +7,7 @@ use crate::ir::instruction::AttrValue;
 use crate::ir::{CompId, Module};
 use crate::text::error::{ParseError, ReadError};
 use crate::text::input::{window_end, Cut, Source, TextEnd};
-use crate::util::{par_map_beside, FxSet};
+use crate::util::{par_map_beside, FxMap, FxSet};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -433,8 +433,10 @@ fn merge_caches(st: &mut ModuleState, part: ModuleState) {
             st.texts.insert(t);
         }
     }
-    for (kind, values) in part.typed {
-        let into = st.typed.entry(kind).or_default();
+    if st.typed.len() < part.typed.len() {
+        st.typed.resize_with(part.typed.len(), FxMap::default);
+    }
+    for (into, values) in st.typed.iter_mut().zip(part.typed) {
         for (k, v) in values {
             into.entry(k).or_insert(v);
         }
