@@ -139,6 +139,10 @@ struct ModuleState {
     typed: Vec<FxMap<SharedStr, AttrValue>>,
     /// The window's newlines.
     lines: LineIndex,
+    /// Where the names of the computation being read are in the window,
+    /// by instruction in the order made: an instruction's name stays a
+    /// range of the window until the computation is done (see `detach`).
+    names: Vec<(InstrId, usize, usize)>,
     /// The strings a computation keeps, gathered (reused buffers).
     strings: String,
     fixups: Vec<Fixup>,
@@ -169,6 +173,7 @@ impl Default for ModuleState {
             texts: FxSet::default(),
             typed: Vec::new(),
             lines: LineIndex::default(),
+            names: Vec::new(),
             strings: String::new(),
             fixups: Vec::new(),
             has_header: false,
