@@ -29,6 +29,7 @@ struct SignatureParam<'a> {
 
 impl<'a> Parser<'a> {
     pub(super) fn comp_ref(&mut self, name: &'a str, pos: usize) -> CompId {
+        self.names_computation = true;
         if let Some(&id) = self.st.comp_ids.get(name) {
             return id;
         }
@@ -78,6 +79,7 @@ impl<'a> Parser<'a> {
     pub(super) fn computation(&mut self) -> PResult<CompId> {
         self.all_names.clear();
         self.st.names.clear();
+        self.names_computation = false;
         let name_pos = self.pos;
         let name = self.name("computation name")?;
         let id = self.new_computation_id(name, name_pos)?;
@@ -103,6 +105,9 @@ impl<'a> Parser<'a> {
         self.execution_thread(&mut scope.comp)?;
         scope.comp.shrink_to_fit();
         self.detach(&mut scope.comp);
+        if self.names_computation && self.base.is_some() {
+            self.st.calling.insert(id);
+        }
         self.st.module.define_computation(id, scope.comp);
         Ok(id)
     }

@@ -49,7 +49,7 @@ use crate::ir::instruction::AttrValue;
 use crate::ir::shape::Shape;
 use crate::ir::SharedStr;
 use crate::ir::{CompId, Computation, InstrId, Module};
-use crate::util::{FxMap, FxSet, NameMap};
+use crate::util::{FxMap, FxSet, NameMap, TextMap};
 use std::io::BufRead;
 use std::sync::Arc;
 use windows::parse_windows;
@@ -75,6 +75,7 @@ impl<'a> Parser<'a> {
             at,
             depth: 0,
             instruction_nesting: 0,
+            names_computation: false,
             all_names: NameMap::default(),
             no_shape_yet: Arc::new(Shape::Tuple(Vec::new())),
         }
@@ -117,7 +118,7 @@ struct Position {
 struct ModuleState {
     module: Module,
     /// Instruction shapes by their text.
-    shapes: FxMap<Box<str>, Arc<Shape>>,
+    shapes: TextMap<Arc<Shape>>,
     comp_ids: FxMap<Box<str>, CompId>,
     /// Computations referenced before they are defined, and where (in the
     /// whole text), in the current window.
@@ -129,6 +130,9 @@ struct ModuleState {
     /// Instructions made without a name (nested ones, compact GTEs), named
     /// once every written name is known, as XLA does.
     unnamed: Vec<(CompId, InstrId, String)>,
+    /// In a part of a group: the computations it defined that name
+    /// computations (the only ones whose ids merging it must change).
+    calling: FxSet<CompId>,
     /// Computations called by an `async-start`, and where in the whole
     /// text (XLA allows one caller each).
     async_callees: FxMap<CompId, usize>,
@@ -163,12 +167,13 @@ impl Default for ModuleState {
     fn default() -> ModuleState {
         ModuleState {
             module: Module::new(""),
-            shapes: FxMap::default(),
+            shapes: TextMap::default(),
             comp_ids: FxMap::default(),
             new_refs: Vec::new(),
             forward_refs: Vec::new(),
             comp_defined: FxMap::default(),
             unnamed: Vec::new(),
+            calling: FxSet::default(),
             async_callees: FxMap::default(),
             texts: FxSet::default(),
             typed: Vec::new(),
@@ -333,6 +338,8 @@ struct Parser<'a> {
     depth: usize,
     /// How many nested instructions enclose the one being parsed.
     instruction_nesting: usize,
+    /// Whether the computation being parsed names a computation.
+    names_computation: bool,
     /// Names of the instructions of the computation being parsed. Kept
     /// per computation (cleared, its room kept for the window's next one)
     /// so it stays in cache; names unique across the module is the

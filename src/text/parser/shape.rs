@@ -37,7 +37,7 @@ impl<'a> Parser<'a> {
         shape.fill_default_layouts();
         let shape = Arc::new(shape);
         if self.pos == end {
-            self.st.shapes.insert(key.into(), Arc::clone(&shape));
+            self.st.shapes.insert(key, Arc::clone(&shape));
         }
         Ok(shape)
     }
