@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 use super::instruction::KNOWN_KEY_TEXT;
 
-#[derive(Clone)]
+/// The default is the empty string (no buffer).
+#[derive(Clone, Default)]
 pub struct SharedStr {
     /// `None`: a slice of `KNOWN_KEY_TEXT` (the empty string is one).
     buf: Option<Arc<String>>,
@@ -109,16 +110,6 @@ impl From<&str> for SharedStr {
 impl From<Box<str>> for SharedStr {
     fn from(s: Box<str>) -> SharedStr {
         SharedStr::from(String::from(s))
-    }
-}
-
-impl Default for SharedStr {
-    fn default() -> SharedStr {
-        SharedStr {
-            buf: None,
-            start: 0,
-            len: 0,
-        }
     }
 }
 
