@@ -10,6 +10,150 @@ use std::collections::{HashMap, HashSet};
 pub type FxMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 pub type FxSet<K> = HashSet<K, foldhash::fast::FixedState>;
 
+/// A map keyed by short strings (names, opcodes, attribute keys): a key of
+/// up to 15 bytes is held as one integer (its bytes and its length), so
+/// finding it hashes two words and compares integers instead of hashing a
+/// string and calling `memcmp`; longer keys are kept as strings. The
+/// parser looks up a few million such keys per large module.
+pub struct NameMap<'k, V> {
+    short: FxMap<u128, V>,
+    long: FxMap<&'k str, V>,
+}
+
+impl<V> Default for NameMap<'_, V> {
+    fn default() -> Self {
+        NameMap {
+            short: FxMap::default(),
+            long: FxMap::default(),
+        }
+    }
+}
+
+/// `key` as one integer, if it is at most 15 bytes: its bytes from the
+/// lowest, its length in the top byte (so `"a"` and `"a\0"` differ).
+#[inline]
+fn packed(b: &[u8]) -> Option<u128> {
+    let n = b.len();
+    // A few loads that overlap rather than a loop over the bytes (a
+    // byte at a time cost more than the hashing it saves).
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+    let half = |at: usize| u64::from(u32::from_le_bytes(b[at..at + 4].try_into().expect("4")));
+    let (lo, hi) = match n {
+        0 => (0, 0),
+        1..=3 => {
+            let lo = u64::from(b[0])
+                | u64::from(b[n / 2]) << (8 * (n / 2))
+                | u64::from(b[n - 1]) << (8 * (n - 1));
+            (lo, 0)
+        }
+        4..=7 => (half(0) | half(n - 4) << (8 * (n - 4)), 0),
+        // Bytes 8.. are the top `n - 8` of the last word.
+        8..=15 => (word(0), (word(n - 8) >> 8) >> (8 * (15 - n))),
+        _ => return None,
+    };
+    Some(u128::from(lo) | u128::from(hi) << 64 | (n as u128) << 120)
+}
+
+impl<'k, V> NameMap<'k, V> {
+    #[inline]
+    pub fn get(&self, key: &str) -> Option<&V> {
+        match packed(key.as_bytes()) {
+            Some(k) => self.short.get(&k),
+            None => self.long.get(key),
+        }
+    }
+
+    /// Inserts `value` under `key`; the value it replaces, if any.
+    #[inline]
+    pub fn insert(&mut self, key: &'k str, value: V) -> Option<V> {
+        match packed(key.as_bytes()) {
+            Some(k) => self.short.insert(k, value),
+            None => self.long.insert(key, value),
+        }
+    }
+
+    /// Empties the map, keeping its room.
+    pub fn clear(&mut self) {
+        self.short.clear();
+        self.long.clear();
+    }
+
+    /// Room for `n` more keys (most keys are short).
+    pub fn reserve(&mut self, n: usize) {
+        self.short.reserve(n);
+    }
+}
+
+/// A map keyed by texts of up to some thirty bytes (the parser's shape
+/// texts, `f32[4,128,256]{2,1,0}`), held as two integers as [`NameMap`]
+/// holds names; longer texts are kept as strings. It owns its keys.
+pub struct TextMap<V> {
+    short: FxMap<(u128, u128), V>,
+    long: FxMap<Box<str>, V>,
+}
+
+impl<V> Default for TextMap<V> {
+    fn default() -> Self {
+        TextMap {
+            short: FxMap::default(),
+            long: FxMap::default(),
+        }
+    }
+}
+
+impl<V> TextMap<V> {
+    /// The first 16 bytes, then the rest as [`packed`] has it, marked in
+    /// its top bit (free there: a length under 16) so that a text of 16
+    /// bytes or more never equals a shorter one.
+    #[inline]
+    fn packed(key: &str) -> Option<(u128, u128)> {
+        let b = key.as_bytes();
+        match b.len() {
+            0..=15 => Some((packed(b)?, 0)),
+            16..=31 => {
+                let head = u128::from_le_bytes(b[..16].try_into().expect("16 bytes"));
+                Some((head, packed(&b[16..])? | 1 << 127))
+            }
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, key: &str) -> Option<&V> {
+        match Self::packed(key) {
+            Some(k) => self.short.get(&k),
+            None => self.long.get(key),
+        }
+    }
+
+    pub fn insert(&mut self, key: &str, value: V) {
+        match Self::packed(key) {
+            Some(k) => self.short.insert(k, value),
+            None => self.long.insert(key.into(), value),
+        };
+    }
+
+    /// Adds the keys of `other` this map does not have.
+    pub fn add_missing(&mut self, other: TextMap<V>) {
+        for (k, v) in other.short {
+            self.short.entry(k).or_insert(v);
+        }
+        for (k, v) in other.long {
+            self.long.entry(k).or_insert(v);
+        }
+    }
+}
+
+impl<'k, V> FromIterator<(&'k str, V)> for NameMap<'k, V> {
+    fn from_iter<I: IntoIterator<Item = (&'k str, V)>>(iter: I) -> Self {
+        let mut map = NameMap::default();
+        for (k, v) in iter {
+            map.insert(k, v);
+        }
+        map
+    }
+}
+
 static DIAGNOSTICS_LOST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Writes `text` to standard error. A failed write (a full disk, a closed
@@ -481,6 +625,58 @@ impl<R> Drop for StopOnPanic<'_, R> {
 
 #[cfg(test)]
 mod tests {
+    use super::{NameMap, TextMap};
+
+    #[test]
+    fn name_maps_tell_every_short_key_apart() {
+        let mut keys: Vec<String> = vec![String::new(), "a".into(), "a\0".into(), "\0".into()];
+        for n in 1..=20 {
+            let k: String = (0..n)
+                .map(|i| (b'a' + (i * 7 % 26) as u8) as char)
+                .collect();
+            let mut twin = k.clone();
+            twin.push('x');
+            keys.push(k);
+            keys.push(twin);
+            // The same bytes in the overlap of two loads, a different one after.
+            keys.push(format!("{}{}", "b".repeat(n), "c"));
+            keys.push("b".repeat(n + 1));
+        }
+        keys.sort();
+        keys.dedup();
+        let map: NameMap<usize> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_str(), i))
+            .collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(map.get(k), Some(&i), "{k:?}");
+        }
+        assert_eq!(map.get("zz"), None);
+        assert_eq!(map.get("a-name-longer-than-fifteen"), None);
+        let mut texts = TextMap::default();
+        for (i, k) in keys.iter().enumerate() {
+            texts.insert(k, i);
+        }
+        // Sixteen bytes whose last is a small number, against the texts
+        // of up to 15 bytes whose packed form has that top byte.
+        let odd = "abcdefghijklmno\u{1}";
+        texts.insert(odd, usize::MAX);
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(texts.get(k), Some(&i), "{k:?}");
+        }
+        assert_eq!(texts.get(odd), Some(&usize::MAX));
+        let mut more = TextMap::default();
+        more.insert("f32[48,4,128,256]{3,2,1,0} and more than thirty-one", 1);
+        more.insert("a", 7);
+        texts.add_missing(more);
+        assert_eq!(texts.get("a"), keys.iter().position(|k| k == "a").as_ref());
+        assert_eq!(
+            texts.get("f32[48,4,128,256]{3,2,1,0} and more than thirty-one"),
+            Some(&1)
+        );
+    }
+
     #[test]
     fn spares_keep_at_most_max() {
         let spares = super::Spares::new(2);

@@ -10,7 +10,6 @@ use super::opcode::Opcode;
 use super::shape::Shape;
 use super::shared_str::SharedStr;
 use super::{CompId, InstrId};
-use crate::util::FxMap;
 use smallvec::SmallVec;
 use std::sync::{Arc, LazyLock};
 
@@ -78,9 +77,18 @@ pub struct Attr {
     pub value: AttrValue,
 }
 
-/// The attribute keys XLA writes, in one shared buffer: a key is a slice
-/// of it, so a million `metadata` keys cost no allocation.
-const KNOWN_KEYS: &[&str] = &[
+/// The attribute keys XLA writes, in one static text: a key is a slice of
+/// it, so a million `metadata` keys cost no allocation and no reference
+/// count (see [`SharedStr`]).
+macro_rules! known_keys {
+    ($($key:literal,)*) => {
+        const KNOWN_KEYS: &[&str] = &[$($key,)*];
+        /// Every one of `KNOWN_KEYS`, one after the other.
+        pub(crate) const KNOWN_KEY_TEXT: &str = concat!($($key,)*);
+    };
+}
+
+known_keys! {
     "metadata",
     "dimensions",
     "calls",
@@ -148,41 +156,28 @@ const KNOWN_KEYS: &[&str] = &[
     "algorithm",
     "literal",
     "is_composite",
-];
-
-struct KeyBuffer {
-    buf: Arc<String>,
-    /// Start of each of `KNOWN_KEYS` in `buf`.
-    starts: Vec<usize>,
-    /// Each of `KNOWN_KEYS`' position in it.
-    index: FxMap<&'static str, usize>,
 }
 
-static KNOWN_KEY_BUFFER: LazyLock<KeyBuffer> = LazyLock::new(|| {
-    let mut buf = String::new();
-    let mut starts = Vec::with_capacity(KNOWN_KEYS.len());
-    for k in KNOWN_KEYS {
-        starts.push(buf.len());
-        buf.push_str(k);
-    }
-    KeyBuffer {
-        buf: Arc::new(buf),
-        starts,
-        index: KNOWN_KEYS
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| (k, i))
-            .collect(),
-    }
+/// Where each of `KNOWN_KEYS` starts in `KNOWN_KEY_TEXT`.
+static KNOWN_KEY_STARTS: LazyLock<crate::util::NameMap<'static, u32>> = LazyLock::new(|| {
+    let mut start = 0;
+    KNOWN_KEYS
+        .iter()
+        .map(|&k| {
+            let at = start;
+            start += k.len() as u32;
+            (k, at)
+        })
+        .collect()
 });
 
-/// An attribute key: shared for the keys XLA knows, else its own string.
+/// An attribute key: a slice of the static text for the keys XLA knows,
+/// else its own string.
 pub fn attr_key(key: &str) -> SharedStr {
-    let keys = &*KNOWN_KEY_BUFFER;
-    keys.index
-        .get(key)
-        .and_then(|&i| SharedStr::slice(&keys.buf, keys.starts[i], keys.starts[i] + key.len()))
-        .unwrap_or_else(|| SharedStr::from(key))
+    match KNOWN_KEY_STARTS.get(key) {
+        Some(&start) => SharedStr::known_key(start, key.len() as u32),
+        None => SharedStr::from(key),
+    }
 }
 
 impl Instruction {

@@ -1,6 +1,6 @@
 //! HLO opcodes with their text names (XLA's `hlo_opcode.h`).
 
-use crate::util::FxMap;
+use crate::util::NameMap;
 use std::fmt;
 use std::sync::LazyLock;
 
@@ -21,7 +21,7 @@ macro_rules! opcodes {
             /// The opcode of a text name (a hash lookup: the parser asks
             /// once per instruction).
             pub fn from_name(name: &str) -> Option<Opcode> {
-                static BY_NAME: LazyLock<FxMap<&'static str, Opcode>> = LazyLock::new(|| {
+                static BY_NAME: LazyLock<NameMap<'static, Opcode>> = LazyLock::new(|| {
                     Opcode::ALL.iter().map(|&op| (op.name(), op)).collect()
                 });
                 BY_NAME.get(name).copied()

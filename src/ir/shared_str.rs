@@ -3,21 +3,25 @@
 //! The parser keeps the names of each computation in one buffer and each
 //! distinct attribute text once per module, and hands them out as slices,
 //! so a million names cost one allocation per computation. A string made
-//! later (by a pass) gets a buffer of its own. Either way it derefs to
-//! `&str` and is 16 bytes.
+//! later (by a pass) gets a buffer of its own. The empty string and the
+//! attribute keys XLA knows have no buffer: they are slices of a static
+//! text, so making, cloning and dropping them touches no reference count
+//! (the parser makes a million keys). Either way it derefs to `&str` and
+//! is 16 bytes.
 
 use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
-/// The buffer of every empty string, so that making one allocates nothing.
-static EMPTY: LazyLock<Arc<String>> = LazyLock::new(|| Arc::new(String::new()));
+use super::instruction::KNOWN_KEY_TEXT;
 
-#[derive(Clone)]
+/// The default is the empty string (no buffer).
+#[derive(Clone, Default)]
 pub struct SharedStr {
-    buf: Arc<String>,
+    /// `None`: a slice of `KNOWN_KEY_TEXT` (the empty string is one).
+    buf: Option<Arc<String>>,
     start: u32,
     len: u32,
 }
@@ -28,7 +32,7 @@ impl SharedStr {
     pub fn slice(buf: &Arc<String>, start: usize, end: usize) -> Option<SharedStr> {
         buf.get(start..end)?;
         Some(SharedStr {
-            buf: Arc::clone(buf),
+            buf: Some(Arc::clone(buf)),
             start: u32::try_from(start).ok()?,
             len: u32::try_from(end - start).ok()?,
         })
@@ -41,7 +45,7 @@ impl SharedStr {
             return SharedStr::default();
         }
         SharedStr {
-            buf: Arc::clone(&self.buf),
+            buf: self.buf.clone(),
             start: self.start + start as u32,
             len: (end - start) as u32,
         }
@@ -49,12 +53,30 @@ impl SharedStr {
 
     /// Where this string starts in `buf`, if it is a slice of it.
     pub fn offset_in(&self, buf: &Arc<String>) -> Option<usize> {
-        Arc::ptr_eq(&self.buf, buf).then_some(self.start as usize)
+        let own = self.buf.as_ref()?;
+        Arc::ptr_eq(own, buf).then_some(self.start as usize)
+    }
+
+    /// The known attribute key at `start..start + len` of `KNOWN_KEY_TEXT`
+    /// (see [`super::instruction::attr_key`]).
+    pub(crate) fn known_key(start: u32, len: u32) -> SharedStr {
+        debug_assert!(KNOWN_KEY_TEXT
+            .get(start as usize..(start + len) as usize)
+            .is_some());
+        SharedStr {
+            buf: None,
+            start,
+            len,
+        }
     }
 
     pub fn as_str(&self) -> &str {
         let start = self.start as usize;
-        &self.buf[start..start + self.len as usize]
+        let end = start + self.len as usize;
+        match &self.buf {
+            Some(buf) => &buf[start..end],
+            None => &KNOWN_KEY_TEXT[start..end],
+        }
     }
 }
 
@@ -67,9 +89,12 @@ impl Deref for SharedStr {
 
 impl From<String> for SharedStr {
     fn from(s: String) -> SharedStr {
+        if s.is_empty() {
+            return SharedStr::default();
+        }
         let len = u32::try_from(s.len()).expect("strings are shorter than 4 GiB");
         SharedStr {
-            buf: Arc::new(s),
+            buf: Some(Arc::new(s)),
             start: 0,
             len,
         }
@@ -85,16 +110,6 @@ impl From<&str> for SharedStr {
 impl From<Box<str>> for SharedStr {
     fn from(s: Box<str>) -> SharedStr {
         SharedStr::from(String::from(s))
-    }
-}
-
-impl Default for SharedStr {
-    fn default() -> SharedStr {
-        SharedStr {
-            buf: Arc::clone(&EMPTY),
-            start: 0,
-            len: 0,
-        }
     }
 }
 
@@ -157,5 +172,19 @@ mod tests {
         assert!(SharedStr::slice(&buf, 6, 12).is_none());
         assert_eq!(SharedStr::from("x"), SharedStr::from("x".to_string()));
         assert_eq!(std::mem::size_of::<SharedStr>(), 16);
+    }
+
+    #[test]
+    fn known_keys_and_the_empty_string_have_no_buffer() {
+        let key = crate::ir::instruction::attr_key("dimensions");
+        assert_eq!(&*key, "dimensions");
+        assert!(key.buf.is_none());
+        assert_eq!(key, SharedStr::from("dimensions"));
+        assert_eq!(&*key.sub(1, 4), "ime");
+        let own = crate::ir::instruction::attr_key("not_a_known_key");
+        assert_eq!(&*own, "not_a_known_key");
+        assert!(own.buf.is_some());
+        assert_eq!(&*SharedStr::default(), "");
+        assert!(SharedStr::default().buf.is_none());
     }
 }

@@ -1,7 +1,7 @@
 //! XLA's element types, with the numbers of `xla_data.proto` and the names
 //! of its text format.
 
-use crate::util::FxMap;
+use crate::util::NameMap;
 use std::fmt;
 use std::sync::LazyLock;
 
@@ -101,7 +101,7 @@ impl PrimitiveType {
     /// type name (`tuple`, `invalid` are not written in shapes).
     pub fn from_name(name: &str) -> Option<Self> {
         // A map, not a scan: every shape of a module's text names one.
-        static BY_NAME: LazyLock<FxMap<&'static str, PrimitiveType>> =
+        static BY_NAME: LazyLock<NameMap<'static, PrimitiveType>> =
             LazyLock::new(|| PrimitiveType::ALL.iter().map(|&t| (t.name(), t)).collect());
         let ty = *BY_NAME.get(name)?;
         match ty {

@@ -31,7 +31,6 @@ use super::checks;
 use super::number::{c_escape, format_f32};
 use crate::ir::attrs::*;
 use crate::ir::{Opcode, SharedStr};
-use crate::util::FxMap;
 use aliasing::{alias_text, aliasing, aliasing_text, donor_text};
 use collectives::{replica_groups, replica_groups_text};
 use metadata::{
@@ -106,7 +105,7 @@ fn kind(key: &str, opcode: Option<Opcode>) -> Option<Kind> {
     }
     // Looked up per attribute of every instruction: a map, not a match
     // that compares the key with each name in turn.
-    static BY_KEY: LazyLock<FxMap<&'static str, Kind>> = LazyLock::new(|| {
+    static BY_KEY: LazyLock<crate::util::NameMap<'static, Kind>> = LazyLock::new(|| {
         INSTRUCTION_KEYS
             .iter()
             .flat_map(|&(kind, keys)| keys.iter().map(move |&key| (key, kind)))

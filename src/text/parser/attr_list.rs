@@ -12,6 +12,7 @@ use crate::ir::instruction::{
 use crate::ir::shape::Shape;
 use crate::ir::signature;
 use crate::ir::{CompId, InstrId, Instruction, Opcode, SharedStr};
+use crate::util::FxMap;
 use std::sync::Arc;
 
 impl<'a> Parser<'a> {
@@ -214,26 +215,21 @@ impl<'a> Parser<'a> {
         let Some(kind) = crate::text::attrs::kind_id(key, opcode) else {
             return Ok(None);
         };
-        let base = self.base;
-        let cached = |st: &'a ModuleState| st.typed.get(&kind).and_then(|m| m.get(raw));
-        if let Some(v) = self
-            .st
-            .typed
-            .get(&kind)
-            .and_then(|m| m.get(raw))
-            .or_else(|| cached(base?))
-        {
-            return Ok(Some(v.clone()));
+        // The module read before the group first: in a part it holds
+        // nearly every text, and a text is hashed once per map asked.
+        let cached = |st: &ModuleState| st.typed.get(usize::from(kind))?.get(raw).cloned();
+        if let Some(v) = self.base.and_then(cached).or_else(|| cached(&self.st)) {
+            return Ok(Some(v));
         }
         // Its own copy: the value must not keep the window.
         let owned = SharedStr::from(raw.to_string());
         match crate::text::attrs::read(key, opcode, &owned) {
             Ok(Some(v)) => {
-                self.st
-                    .typed
-                    .entry(kind)
-                    .or_default()
-                    .insert(owned, v.clone());
+                let kind = usize::from(kind);
+                if self.st.typed.len() <= kind {
+                    self.st.typed.resize_with(kind + 1, FxMap::default);
+                }
+                self.st.typed[kind].insert(owned, v.clone());
                 Ok(Some(v))
             }
             Ok(None) => Ok(None),
@@ -338,7 +334,10 @@ impl<'a> Parser<'a> {
     /// the window (which [`Self::detach`] copies).
     fn kept_text(&self, raw: &'a str) -> SharedStr {
         let base = self.base;
-        match self.st.texts.get(raw).or_else(|| base?.texts.get(raw)) {
+        match base
+            .and_then(|b| b.texts.get(raw))
+            .or_else(|| self.st.texts.get(raw))
+        {
             Some(kept) => kept.clone(),
             None => self.shared(raw),
         }

@@ -22,11 +22,14 @@ struct Signature<'a> {
 struct SignatureParam<'a> {
     pos: usize,
     name: &'a str,
-    shape: Shape,
+    /// Interned as instruction shapes are: a large module's signatures
+    /// write some 150k parameters, most of a few shapes.
+    shape: Arc<Shape>,
 }
 
 impl<'a> Parser<'a> {
     pub(super) fn comp_ref(&mut self, name: &'a str, pos: usize) -> CompId {
+        self.names_computation = true;
         if let Some(&id) = self.st.comp_ids.get(name) {
             return id;
         }
@@ -75,6 +78,8 @@ impl<'a> Parser<'a> {
 
     pub(super) fn computation(&mut self) -> PResult<CompId> {
         self.all_names.clear();
+        self.st.names.clear();
+        self.names_computation = false;
         let name_pos = self.pos;
         let name = self.name("computation name")?;
         let id = self.new_computation_id(name, name_pos)?;
@@ -100,6 +105,9 @@ impl<'a> Parser<'a> {
         self.execution_thread(&mut scope.comp)?;
         scope.comp.shrink_to_fit();
         self.detach(&mut scope.comp);
+        if self.names_computation && self.base.is_some() {
+            self.st.calling.insert(id);
+        }
         self.st.module.define_computation(id, scope.comp);
         Ok(id)
     }
@@ -149,7 +157,7 @@ impl<'a> Parser<'a> {
                 let pos = self.pos;
                 let name = self.name("parameter name")?;
                 self.expect(b':', "after parameter name")?;
-                let shape = self.shape()?;
+                let shape = self.interned_shape()?;
                 params.push(SignatureParam { pos, name, shape });
                 if self.eat(b')')? {
                     break;
@@ -219,7 +227,7 @@ impl<'a> Parser<'a> {
                     "Shape of computation {}, {}, is not compatible with that of its root instruction {}, {}",
                     name,
                     signature.result.to_text(false),
-                    scope.comp.instr(root).name,
+                    self.instruction_name(root),
                     root_shape.to_text(false)
                 ),
             );
@@ -276,6 +284,15 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// The name of instruction `id` of the computation being read.
+    fn instruction_name(&self, id: InstrId) -> &'a str {
+        let names = &self.st.names;
+        match names.binary_search_by_key(&id, |&(i, _, _)| i) {
+            Ok(k) => &self.text[names[k].1..names[k].2],
+            Err(_) => "",
+        }
+    }
+
     /// Moves the strings a computation keeps out of the window: its names
     /// into one buffer of its own, its attribute texts into the module's
     /// set of distinct texts (new ones into that buffer too). Records where
@@ -293,25 +310,26 @@ impl<'a> Parser<'a> {
             buf.push_str(s);
             (start as u32, buf.len() as u32)
         };
+        let unknown = SourcePos { line: 0, column: 0 };
         let mut positions = Vec::with_capacity(comp.slot_count());
+        // In the order made, which is the text's.
+        for &(id, start, end) in &self.st.names {
+            let (line, column) = self.st.lines.line_column(self.text, start);
+            positions.resize(id.index(), unknown);
+            positions.push(SourcePos {
+                line: u32::try_from(self.at.line + line + 1).unwrap_or(0),
+                column: u32::try_from(column + 1).unwrap_or(0),
+            });
+            let (s, e) = push(&mut buf, &self.text[start..end]);
+            fixups.push(Fixup {
+                instr: id,
+                attr: u32::MAX,
+                start: s,
+                end: e,
+            });
+        }
+        positions.resize(comp.slot_count(), unknown);
         for (id, instr) in comp.slots_mut() {
-            let mut pos = SourcePos { line: 0, column: 0 };
-            if let Some(offset) = instr.name.offset_in(&window) {
-                let (line, column) = self.st.lines.line_column(self.text, offset);
-                pos = SourcePos {
-                    line: u32::try_from(self.at.line + line + 1).unwrap_or(0),
-                    column: u32::try_from(column + 1).unwrap_or(0),
-                };
-                let (start, end) = push(&mut buf, &instr.name);
-                fixups.push(Fixup {
-                    instr: id,
-                    attr: u32::MAX,
-                    start,
-                    end,
-                });
-            }
-            positions.resize(id.index(), SourcePos { line: 0, column: 0 });
-            positions.push(pos);
             for (k, attr) in instr.attrs.iter().enumerate() {
                 // Texts the module had are its copies already.
                 let (AttrValue::Raw(s) | AttrValue::BackendConfig(s)) = &attr.value else {

@@ -80,11 +80,9 @@ impl<'a> Parser<'a> {
         self.skip_ws()?;
         let op = self.opcode()?;
         let opcode = op.opcode;
-        let mut instr = Instruction::new(
-            name.map_or_else(SharedStr::default, |n| self.shared(n)),
-            opcode,
-            Arc::clone(&self.no_shape_yet),
-        );
+        // Named once the computation is done (`detach`).
+        let mut instr =
+            Instruction::new(SharedStr::default(), opcode, Arc::clone(&self.no_shape_yet));
         instr.async_wrapped = op.async_wrapped;
         self.instruction_arguments(scope, &mut instr, declared_shape.as_deref(), op.pos)?;
         // A conditional on a pred takes true/false computations, not a list.
@@ -106,11 +104,17 @@ impl<'a> Parser<'a> {
             }
         }
         let id = scope.comp.push(instr);
-        if name.is_none() {
-            let _ = name_pos;
-            self.st
-                .unnamed
-                .push((scope.id, id, format!("{}.anon", opcode.name())));
+        match name {
+            Some(n) => {
+                let start = n.as_ptr() as usize - self.text.as_ptr() as usize;
+                self.st.names.push((id, start, start + n.len()));
+            }
+            None => {
+                let _ = name_pos;
+                self.st
+                    .unnamed
+                    .push((scope.id, id, format!("{}.anon", opcode.name())));
+            }
         }
         Ok(id)
     }

@@ -49,7 +49,7 @@ use crate::ir::instruction::AttrValue;
 use crate::ir::shape::Shape;
 use crate::ir::SharedStr;
 use crate::ir::{CompId, Computation, InstrId, Module};
-use crate::util::{FxMap, FxSet};
+use crate::util::{FxMap, FxSet, NameMap, TextMap};
 use std::io::BufRead;
 use std::sync::Arc;
 use windows::parse_windows;
@@ -75,7 +75,8 @@ impl<'a> Parser<'a> {
             at,
             depth: 0,
             instruction_nesting: 0,
-            all_names: FxMap::default(),
+            names_computation: false,
+            all_names: NameMap::default(),
             no_shape_yet: Arc::new(Shape::Tuple(Vec::new())),
         }
     }
@@ -117,7 +118,7 @@ struct Position {
 struct ModuleState {
     module: Module,
     /// Instruction shapes by their text.
-    shapes: FxMap<Box<str>, Arc<Shape>>,
+    shapes: TextMap<Arc<Shape>>,
     comp_ids: FxMap<Box<str>, CompId>,
     /// Computations referenced before they are defined, and where (in the
     /// whole text), in the current window.
@@ -129,15 +130,23 @@ struct ModuleState {
     /// Instructions made without a name (nested ones, compact GTEs), named
     /// once every written name is known, as XLA does.
     unnamed: Vec<(CompId, InstrId, String)>,
+    /// In a part of a group: the computations it defined that name
+    /// computations (the only ones whose ids merging it must change).
+    calling: FxSet<CompId>,
     /// Computations called by an `async-start`, and where in the whole
     /// text (XLA allows one caller each).
     async_callees: FxMap<CompId, usize>,
     /// Each distinct attribute text kept as written, once.
     texts: FxSet<SharedStr>,
     /// Each distinct typed attribute value, by its kind and text, read once.
-    typed: FxMap<u8, FxMap<SharedStr, AttrValue>>,
+    /// (Indexed by kind: one hash per lookup, the text's.)
+    typed: Vec<FxMap<SharedStr, AttrValue>>,
     /// The window's newlines.
     lines: LineIndex,
+    /// Where the names of the computation being read are in the window,
+    /// by instruction in the order made: an instruction's name stays a
+    /// range of the window until the computation is done (see `detach`).
+    names: Vec<(InstrId, usize, usize)>,
     /// The strings a computation keeps, gathered (reused buffers).
     strings: String,
     fixups: Vec<Fixup>,
@@ -158,16 +167,18 @@ impl Default for ModuleState {
     fn default() -> ModuleState {
         ModuleState {
             module: Module::new(""),
-            shapes: FxMap::default(),
+            shapes: TextMap::default(),
             comp_ids: FxMap::default(),
             new_refs: Vec::new(),
             forward_refs: Vec::new(),
             comp_defined: FxMap::default(),
             unnamed: Vec::new(),
+            calling: FxSet::default(),
             async_callees: FxMap::default(),
             texts: FxSet::default(),
-            typed: FxMap::default(),
+            typed: Vec::new(),
             lines: LineIndex::default(),
+            names: Vec::new(),
             strings: String::new(),
             fixups: Vec::new(),
             has_header: false,
@@ -327,11 +338,13 @@ struct Parser<'a> {
     depth: usize,
     /// How many nested instructions enclose the one being parsed.
     instruction_nesting: usize,
+    /// Whether the computation being parsed names a computation.
+    names_computation: bool,
     /// Names of the instructions of the computation being parsed. Kept
     /// per computation (cleared, its room kept for the window's next one)
     /// so it stays in cache; names unique across the module is the
     /// verifier's check.
-    all_names: FxMap<&'a str, (CompId, InstrId)>,
+    all_names: NameMap<'a, (CompId, InstrId)>,
     /// An instruction's shape until its own is known, shared so that
     /// making an instruction allocates no placeholder.
     no_shape_yet: Arc<Shape>,

@@ -26,7 +26,10 @@ impl<'a> Parser<'a> {
         }
         let key = &self.text[start..end];
         let base = self.base;
-        if let Some(s) = self.st.shapes.get(key).or_else(|| base?.shapes.get(key)) {
+        if let Some(s) = base
+            .and_then(|b| b.shapes.get(key))
+            .or_else(|| self.st.shapes.get(key))
+        {
             self.pos = end;
             return Ok(Arc::clone(s));
         }
@@ -34,7 +37,7 @@ impl<'a> Parser<'a> {
         shape.fill_default_layouts();
         let shape = Arc::new(shape);
         if self.pos == end {
-            self.st.shapes.insert(key.into(), Arc::clone(&shape));
+            self.st.shapes.insert(key, Arc::clone(&shape));
         }
         Ok(shape)
     }

@@ -58,6 +58,16 @@ impl<'a> Parser<'a> {
     #[inline]
     pub(super) fn skip_ws(&mut self) -> PResult<()> {
         match self.b.get(self.pos) {
+            // One space before a token, the common case, without a call.
+            Some(b' ')
+                if !matches!(
+                    self.b.get(self.pos + 1),
+                    Some(b' ' | b'\t' | b'\n' | b'\r' | b'/')
+                ) =>
+            {
+                self.pos += 1;
+                Ok(())
+            }
             Some(b' ' | b'\t' | b'\n' | b'\r' | b'/') => self.skip_ws_slow(),
             _ => Ok(()),
         }
@@ -73,11 +83,13 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     pub(super) fn peek(&mut self) -> PResult<Option<u8>> {
         self.skip_ws()?;
         Ok(self.b.get(self.pos).copied())
     }
 
+    #[inline]
     pub(super) fn eat(&mut self, c: u8) -> PResult<bool> {
         if self.peek()? == Some(c) {
             self.pos += 1;
@@ -125,6 +137,7 @@ impl<'a> Parser<'a> {
     }
 
     /// An identifier-like word at the cursor, not consumed.
+    #[inline]
     pub(super) fn peek_word(&mut self) -> PResult<&'a str> {
         self.skip_ws()?;
         let start = self.pos;
@@ -258,6 +271,7 @@ impl<'a> Parser<'a> {
 }
 
 /// Where the name characters starting at `start` end.
+#[inline]
 fn name_end(b: &[u8], start: usize) -> usize {
     let rest = b.get(start..).unwrap_or_default();
     start

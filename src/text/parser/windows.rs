@@ -7,7 +7,7 @@ use crate::ir::instruction::AttrValue;
 use crate::ir::{CompId, Module};
 use crate::text::error::{ParseError, ReadError};
 use crate::text::input::{window_end, Cut, Source, TextEnd};
-use crate::util::{par_map_beside, FxSet};
+use crate::util::{par_map_beside, FxMap, FxSet};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -392,12 +392,15 @@ fn merge_part(st: &mut ModuleState, mut part: ModuleState) {
     }
     let map = |id: CompId| ids.get(id.index()).copied().unwrap_or(id);
     for (id, mut comp) in part.module.take_defined() {
-        for (_, instr) in comp.slots_mut() {
-            for attr in instr.attrs.iter_mut() {
-                match &mut attr.value {
-                    AttrValue::Comp(c) => *c = map(*c),
-                    AttrValue::Comps(cs) => cs.iter_mut().for_each(|c| *c = map(*c)),
-                    _ => {}
+        // Most computations name none: their instructions stay unread.
+        if part.calling.contains(&id) {
+            for (_, instr) in comp.slots_mut() {
+                for attr in instr.attrs.iter_mut() {
+                    match &mut attr.value {
+                        AttrValue::Comp(c) => *c = map(*c),
+                        AttrValue::Comps(cs) => cs.iter_mut().for_each(|c| *c = map(*c)),
+                        _ => {}
+                    }
                 }
             }
         }
@@ -425,16 +428,16 @@ fn merge_part(st: &mut ModuleState, mut part: ModuleState) {
 
 /// Folds a part's caches and flags into the module's.
 fn merge_caches(st: &mut ModuleState, part: ModuleState) {
-    for (k, v) in part.shapes {
-        st.shapes.entry(k).or_insert(v);
-    }
+    st.shapes.add_missing(part.shapes);
     for t in part.texts {
         if !st.texts.contains(&t) {
             st.texts.insert(t);
         }
     }
-    for (kind, values) in part.typed {
-        let into = st.typed.entry(kind).or_default();
+    if st.typed.len() < part.typed.len() {
+        st.typed.resize_with(part.typed.len(), FxMap::default);
+    }
+    for (into, values) in st.typed.iter_mut().zip(part.typed) {
         for (k, v) in values {
             into.entry(k).or_insert(v);
         }
