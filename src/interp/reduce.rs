@@ -163,10 +163,10 @@ fn chunks<T: Copy + Sync, U: Send>(
         return Err(err("internal error: empty chunk"));
     }
     let nout = v.len().div_ceil(r);
-    let t = super::par::threads().min(nout);
-    if t < 2 || v.len() < super::par::MIN_PARALLEL {
+    if v.len() < super::par::MIN_PARALLEL || nout < 2 || super::par::threads() < 2 {
         return v.chunks(r).map(&f).collect();
     }
+    let t = super::par::threads().min(nout);
     let per = nout.div_ceil(t) * r;
     let mut parts: Vec<Result<Vec<U>>> = v.chunks(per).map(|_| Ok(Vec::new())).collect();
     super::par::for_chunks_if(&mut parts, 1, true, |start, slots| {

@@ -11,7 +11,7 @@ use super::convert::{from_f64_vec, to_f64_vec};
 use super::elementwise::{dir_holds, total_key};
 use super::reduce::scalar_at;
 use super::scalar_prog::Comparator;
-use super::shape_ops::transpose;
+use super::shape_ops::{transpose, transposed};
 use super::{err, Combiner, Interpreter, Result};
 use crate::ir::{
     AttrValue, CompId, ComparisonDirection, ComparisonType, Computation, Instruction, Opcode,
@@ -221,7 +221,7 @@ fn top_rows_by_keys(
 fn sort_rows(
     it: &Interpreter,
     comp: CompId,
-    xs: &[Array],
+    xs: &[&Array],
     row: usize,
     read: usize,
 ) -> Result<Vec<usize>> {
@@ -233,7 +233,7 @@ fn sort_rows(
     match it.combiner(comp) {
         Combiner::Compare(d, t) => {
             let t = t.unwrap_or_else(|| ComparisonType::default_for(xs[0].ty));
-            let keys = Keys::of(&xs[0])?;
+            let keys = Keys::of(xs[0])?;
             let bits = xs[0].ty.bit_width();
             let nan = matches!(&keys, Keys::F(v) if v.iter().any(|x| x.is_nan()));
             let by_keys = matches!(d, ComparisonDirection::Lt | ComparisonDirection::Gt)
@@ -261,8 +261,7 @@ fn sort_rows(
         }
         _ => {
             let prog = it.scalar_prog(comp);
-            let refs: Vec<&Array> = xs.iter().collect();
-            if let Some(cmp) = prog.as_deref().and_then(|p| Comparator::new(p, &refs)) {
+            if let Some(cmp) = prog.as_deref().and_then(|p| Comparator::new(p, xs)) {
                 // Rows on all cores when large (a thread may wait for a
                 // core longer than a small sort takes).
                 let worth = perm.len() >= super::par::MIN_PARALLEL && perm.len() / row >= 2;
@@ -385,17 +384,24 @@ pub fn sort(
         .to_apply()
         .ok_or_else(|| err("sort without a comparator"))?;
     let perm: Vec<usize> = (0..rank).filter(|&k| k != d).chain([d]).collect();
-    let xs: Vec<Array> = inputs
+    // Sorting along the last dimension (the usual case) copies nothing
+    // but the sorted result.
+    let xs: Vec<std::borrow::Cow<Array>> = inputs
         .iter()
-        .map(|a| transpose(a, &perm))
+        .map(|a| transposed(a, &perm))
         .collect::<Result<_>>()?;
+    let xs: Vec<&Array> = xs.iter().map(|x| &**x).collect();
     let order = sort_rows(it, comp, &xs, first.dims[d], read)?;
     let back = inverse(&perm);
     let outs: Vec<Value> = xs
         .iter()
         .map(|x| {
             let sorted = Array::new(x.ty, x.dims.clone(), x.data.take(&order))?;
-            transpose(&sorted, &back).map(Value::array)
+            if back.iter().enumerate().all(|(i, &p)| i == p) {
+                Ok(Value::array(sorted))
+            } else {
+                transpose(&sorted, &back).map(Value::array)
+            }
         })
         .collect::<Result<_>>()?;
     Ok(if outs.len() == 1 && !instr.shape.is_tuple() {
