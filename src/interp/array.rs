@@ -143,10 +143,11 @@ impl Data {
         zip_data!(self, other, a, b => {
             super::par::for_chunks(a, 1, |start, chunk| {
                 let (b, pred) = (&b[start..], &pred[start..]);
+                // Every element written (kept or replaced): a select
+                // without a branch per element, which a random mask
+                // mispredicts half the time.
                 for ((o, &v), &p) in chunk.iter_mut().zip(b).zip(pred) {
-                    if p == when {
-                        *o = v;
-                    }
+                    *o = if p == when { v } else { *o };
                 }
             })
         });

@@ -119,6 +119,22 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
         (Data::Pred(v), Data::Pred(i)) => Data::Pred(chunks(v, r, |c| {
             c.iter().try_fold(i[0], |a, &b| pbin(op, a, b))
         })?),
+        // The common reducers with the op chosen outside the loop (the
+        // same arithmetic as `fbin32`/`fbin64`, in the same order).
+        (Data::F32(v), Data::F32(i)) if op == BinOp::Max => Data::F32(chunks(v, r, |c| {
+            // A constant op: `fbin32` folds to its max, which never fails.
+            Ok(c.iter().fold(i[0], |a, &b| {
+                fbin32(BinOp::Max, a, b).unwrap_or(f32::NAN)
+            }))
+        })?),
+        (Data::F32(v), Data::F32(i)) if op == BinOp::Min => Data::F32(chunks(v, r, |c| {
+            Ok(c.iter().fold(i[0], |a, &b| {
+                fbin32(BinOp::Min, a, b).unwrap_or(f32::NAN)
+            }))
+        })?),
+        (Data::F32(v), Data::F32(i)) if op == BinOp::Add => Data::F32(chunks(v, r, |c| {
+            Ok(c.iter().fold(f64::from(i[0]), |a, &b| a + f64::from(b)) as f32)
+        })?),
         (Data::F32(v), Data::F32(i)) if !exact_sum => Data::F32(chunks(v, r, |c| {
             c.iter().try_fold(i[0], |a, &b| fbin32(op, a, b))
         })?),
