@@ -123,14 +123,12 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
         // same arithmetic as `fbin32`/`fbin64`, in the same order).
         (Data::F32(v), Data::F32(i)) if op == BinOp::Max => Data::F32(chunks(v, r, |c| {
             // A constant op: `fbin32` folds to its max, which never fails.
-            Ok(c.iter().fold(i[0], |a, &b| {
-                fbin32(BinOp::Max, a, b).unwrap_or(f32::NAN)
-            }))
+            Ok(c.iter()
+                .fold(i[0], |a, &b| fbin32(BinOp::Max, a, b).unwrap_or(f32::NAN)))
         })?),
         (Data::F32(v), Data::F32(i)) if op == BinOp::Min => Data::F32(chunks(v, r, |c| {
-            Ok(c.iter().fold(i[0], |a, &b| {
-                fbin32(BinOp::Min, a, b).unwrap_or(f32::NAN)
-            }))
+            Ok(c.iter()
+                .fold(i[0], |a, &b| fbin32(BinOp::Min, a, b).unwrap_or(f32::NAN)))
         })?),
         (Data::F32(v), Data::F32(i)) if op == BinOp::Add => Data::F32(chunks(v, r, |c| {
             Ok(c.iter().fold(f64::from(i[0]), |a, &b| a + f64::from(b)) as f32)
@@ -450,9 +448,7 @@ fn prog_fold(
     nout: usize,
 ) -> Option<Vec<Loc>> {
     let n = xs.len();
-    let Some(keys) = xs.iter().map(|x| keys_of(x)).collect::<Option<Vec<_>>>() else {
-        return None;
-    };
+    let keys = xs.iter().map(|x| keys_of(x)).collect::<Option<Vec<_>>>()?;
     let init_keys = inits
         .iter()
         .map(|i| keys_of(i).and_then(|k| k.first().copied()))
