@@ -147,7 +147,7 @@ impl Data {
                 // without a branch per element, which a random mask
                 // mispredicts half the time.
                 for ((o, &v), &p) in chunk.iter_mut().zip(b).zip(pred) {
-                    *o = if p == when { v } else { *o };
+                    *o = std::hint::select_unpredictable(p == when, v, *o);
                 }
             })
         });
