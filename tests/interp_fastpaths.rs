@@ -608,3 +608,136 @@ fn topk_op_matches_a_general_sort() {
         );
     }
 }
+
+/// A reducer without constants, compares only within an operand's pair:
+/// run as a table of the pairs' classes. Not JAX's rule: NaN skipped, the
+/// last index on ties, the index chosen by pred logic of its own (xor,
+/// not), so the table is not one fixed rule.
+const LAST_MAX_F32: &str = r#"
+%last_max (a: f32[], ai: u32[], b: f32[], bi: u32[]) -> (f32[], u32[]) {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(2)
+  %ai = u32[] parameter(1)
+  %bi = u32[] parameter(3)
+  %ge = pred[] compare(%b, %a), direction=GE
+  %anan = pred[] compare(%a, %a), direction=NE
+  %bnum = pred[] compare(%b, %b), direction=EQ
+  %take = pred[] and(%anan, %bnum)
+  %tv = pred[] or(%ge, %take)
+  %v = f32[] select(%tv, %b, %a)
+  %lt = pred[] compare(%ai, %bi), direction=LT
+  %x = pred[] xor(%tv, %lt)
+  %n = pred[] not(%x)
+  %ti = pred[] and(%tv, %n)
+  %i = u32[] select(%ti, %bi, %ai)
+  ROOT %t = (f32[], u32[]) tuple(%v, %i)
+}
+"#;
+
+/// Compares across the two operands (a value against an index of the same
+/// type): not a pair table; the per-element program gives the same bits.
+const CROSS_S32: &str = r#"
+%cross (a: s32[], ai: s32[], b: s32[], bi: s32[]) -> (s32[], s32[]) {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(2)
+  %ai = s32[] parameter(1)
+  %bi = s32[] parameter(3)
+  %gt = pred[] compare(%b, %ai), direction=GT
+  %v = s32[] select(%gt, %b, %a)
+  %i = s32[] select(%gt, %bi, %ai)
+  ROOT %t = (s32[], s32[]) tuple(%v, %i)
+}
+"#;
+
+#[test]
+fn pair_table_reducers_match_general() {
+    for seed in 0..4 {
+        check_reduce(
+            LAST_MAX_F32,
+            "last_max",
+            PrimitiveType::F32,
+            PrimitiveType::U32,
+            seed,
+        );
+        check_reduce(
+            CROSS_S32,
+            "cross",
+            PrimitiveType::S32,
+            PrimitiveType::S32,
+            seed,
+        );
+    }
+}
+
+/// Which reducers the pair table takes: JAX's argmax/argmin and the one
+/// above; not one with a constant, a compare across operands or a
+/// total-order compare (whose -0/+0 and NaN signs a class does not see).
+#[test]
+fn pair_table_applies_where_exact() {
+    use hlo_opt::interp::scalar_prog::Prog;
+    let table = |text: &str, name: &str| {
+        let m = module(&format!(
+            "HloModule m\n{text}\nENTRY %e (x: f32[1]) -> f32[1] {{\n  ROOT %x = f32[1] parameter(0)\n}}\n"
+        ));
+        let cid = m.find_computation(name).expect("reducer");
+        Prog::compile(&m, cid)
+            .expect("compiles")
+            .pair_table()
+            .is_some()
+    };
+    assert!(table(ARGMAX_F32, "argmax_f32"));
+    assert!(table(ARGMIN_BF16, "argmin_bf16"));
+    assert!(table(ARGMIN_S32, "argmin_s32"));
+    assert!(table(LAST_MAX_F32, "last_max"));
+    assert!(!table(ODD_F16, "odd_f16"));
+    assert!(!table(CROSS_S32, "cross"));
+    let total = ARGMAX_F32.replace("direction=GT", "direction=GT, type=TOTALORDER");
+    assert!(!table(&total, "argmax_f32"));
+}
+
+/// XLA's `approx_max_k` on CPU: a sort of (values, positions), then slices
+/// of the first k. Only those are ordered here (a selection); they must be
+/// the full sort's, ties (-0/+0 too) in position order, NaN rows through
+/// the merge sort.
+#[test]
+fn sort_read_through_slices_matches_a_full_sort() {
+    let (rows, row) = (5, 300);
+    for seed in 0..3 {
+        let mut g = Lcg(seed);
+        let plain: Vec<f64> = (0..rows * row).map(|_| g.plain()).collect();
+        let tricky: Vec<f64> = (0..rows * row).map(|_| g.tricky()).collect();
+        for v in [&plain, &tricky] {
+            for dir in ["GT", "LT"] {
+                for (start, limit, stride) in [(0, 1, 1), (0, 16, 1), (3, 40, 2), (0, row, 1)] {
+                    let x = floats(PrimitiveType::F32, &[rows, row], v);
+                    let k = (limit - start).div_ceil(stride);
+                    let body = |full: bool| {
+                        let extra = if full {
+                            format!(", f32[{rows},{row}], s32[{rows},{row}]")
+                        } else {
+                            String::new()
+                        };
+                        let extra_ops = if full { ", %v, %p" } else { "" };
+                        format!(
+                            "HloModule m\n{}\nENTRY %e (x: f32[{rows},{row}]) -> (f32[{rows},{k}], s32[{rows},{k}]{extra}) {{\n  %x = f32[{rows},{row}] parameter(0)\n  %io = s32[{row}] iota(), iota_dimension=0\n  %i = s32[{rows},{row}] broadcast(%io), dimensions={{1}}\n  %s = (f32[{rows},{row}], s32[{rows},{row}]) sort(%x, %i), dimensions={{1}}, to_apply=%cmp\n  %v = f32[{rows},{row}] get-tuple-element(%s), index=0\n  %p = s32[{rows},{row}] get-tuple-element(%s), index=1\n  %vk = f32[{rows},{k}] slice(%v), slice={{[0:{rows}], [{start}:{limit}:{stride}]}}\n  %pk = s32[{rows},{k}] slice(%p), slice={{[0:{rows}], [{start}:{limit}:{stride}]}}\n  ROOT %t = (f32[{rows},{k}], s32[{rows},{k}]{extra}) tuple(%vk, %pk{extra_ops})\n}}\n",
+                            one_compare("f32", dir, "")
+                        )
+                    };
+                    let args = [Value::array(x.clone())];
+                    let sliced = outputs(&evaluate(&module(&body(false)), &args).unwrap());
+                    let full = outputs(&evaluate(&module(&body(true)), &args).unwrap());
+                    assert_eq!(sliced[..], full[..2], "{dir} [{start}:{limit}:{stride}]");
+                    // And the full sort is the general path's.
+                    let pos: Vec<i64> = (0..rows * row).map(|i| (i % row) as i64).collect();
+                    let sm = module(&body(true));
+                    let want = general_sort(
+                        &sm,
+                        "cmp",
+                        &[x.clone(), ints(PrimitiveType::S32, &[rows, row], &pos)],
+                    );
+                    assert_eq!(full[2..], want[..], "{dir} full sort");
+                }
+            }
+        }
+    }
+}

@@ -143,10 +143,12 @@ impl Data {
         zip_data!(self, other, a, b => {
             super::par::for_chunks(a, 1, |start, chunk| {
                 let (b, pred) = (&b[start..], &pred[start..]);
+                // Every element written, kept or replaced, picked from a
+                // pair by index: no branch per element, which a random
+                // mask mispredicts (LLVM turns an `if` on the value back
+                // into one).
                 for ((o, &v), &p) in chunk.iter_mut().zip(b).zip(pred) {
-                    if p == when {
-                        *o = v;
-                    }
+                    *o = [*o, v][usize::from(p == when)];
                 }
             })
         });

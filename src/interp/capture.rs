@@ -85,6 +85,13 @@ impl Capture {
             && self.begun.borrow_mut().insert(cid)
     }
 
+    /// Whether instruction `id` of some computation is to be kept whole
+    /// (a sort that knows so computes all of its result, not only what
+    /// its users read).
+    pub(crate) fn may_keep(&self, id: InstrId) -> bool {
+        self.request.wanted.values().any(|m| m.contains_key(&id))
+    }
+
     /// Called with each value of a computation [`Capture::begin`] wanted.
     pub(crate) fn offer(&self, cid: CompId, id: InstrId, v: &Value) -> Result<()> {
         if let Value::Array(a) = v {

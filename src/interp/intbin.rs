@@ -14,22 +14,57 @@ pub fn binary_u(op: BinOp, x: &[u64], y: &[u64], bits: u32) -> Result<Vec<u64>> 
     };
     let w = u64::from(bits);
     Ok(match op {
-        BinOp::Add => par::zip(x, y, |&p, &q| p.wrapping_add(q) & m),
-        BinOp::Sub => par::zip(x, y, |&p, &q| p.wrapping_sub(q) & m),
-        BinOp::Mul => par::zip(x, y, |&p, &q| p.wrapping_mul(q) & m),
-        BinOp::Max => par::zip(x, y, |&p, &q| p.max(q) & m),
-        BinOp::Min => par::zip(x, y, |&p, &q| p.min(q) & m),
-        BinOp::And => par::zip(x, y, |&p, &q| p & q & m),
-        BinOp::Or => par::zip(x, y, |&p, &q| (p | q) & m),
-        BinOp::Xor => par::zip(x, y, |&p, &q| (p ^ q) & m),
-        BinOp::Shl => par::zip(x, y, |&p, &q| if q >= w { 0 } else { (p << q) & m }),
-        BinOp::ShrL => par::zip(x, y, |&p, &q| if q >= w { 0 } else { (p >> q) & m }),
+        BinOp::Add => par::zip(x, y, move |&p, &q| p.wrapping_add(q) & m),
+        BinOp::Sub => par::zip(x, y, move |&p, &q| p.wrapping_sub(q) & m),
+        BinOp::Mul => par::zip(x, y, move |&p, &q| p.wrapping_mul(q) & m),
+        BinOp::Max => par::zip(x, y, move |&p, &q| p.max(q) & m),
+        BinOp::Min => par::zip(x, y, move |&p, &q| p.min(q) & m),
+        BinOp::And => par::zip(x, y, move |&p, &q| p & q & m),
+        BinOp::Or => par::zip(x, y, move |&p, &q| (p | q) & m),
+        BinOp::Xor => par::zip(x, y, move |&p, &q| (p ^ q) & m),
+        BinOp::Shl => par::zip(x, y, move |&p, &q| if q >= w { 0 } else { (p << q) & m }),
+        BinOp::ShrL => par::zip(x, y, move |&p, &q| if q >= w { 0 } else { (p >> q) & m }),
         _ => x
             .iter()
             .zip(y)
             .map(|(&p, &q)| ubin(op, p, q, bits))
             .collect::<Result<_>>()?,
     })
+}
+
+/// [`binary_u`] written over the elements of `x`, which is the left
+/// operand when `x_is_left` (else the right one): the same results, no new
+/// array. False (`x` untouched) for an op without a loop here.
+pub fn binary_u_in_place(op: BinOp, x: &mut [u64], y: &[u64], bits: u32, x_is_left: bool) -> bool {
+    let m = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let w = u64::from(bits);
+    macro_rules! run {
+        (|$p:ident, $q:ident| $e:expr) => {
+            if x_is_left {
+                par::zip_in_place(x, y, move |&$p, &$q| $e)
+            } else {
+                par::zip_in_place(x, y, move |&$q, &$p| $e)
+            }
+        };
+    }
+    match op {
+        BinOp::Add => run!(|p, q| p.wrapping_add(q) & m),
+        BinOp::Sub => run!(|p, q| p.wrapping_sub(q) & m),
+        BinOp::Mul => run!(|p, q| p.wrapping_mul(q) & m),
+        BinOp::Max => run!(|p, q| p.max(q) & m),
+        BinOp::Min => run!(|p, q| p.min(q) & m),
+        BinOp::And => run!(|p, q| p & q & m),
+        BinOp::Or => run!(|p, q| (p | q) & m),
+        BinOp::Xor => run!(|p, q| (p ^ q) & m),
+        BinOp::Shl => run!(|p, q| if q >= w { 0 } else { (p << q) & m }),
+        BinOp::ShrL => run!(|p, q| if q >= w { 0 } else { (p >> q) & m }),
+        _ => return false,
+    }
+    true
 }
 
 #[cfg(test)]
@@ -84,6 +119,16 @@ mod tests {
             }
             for op in ops {
                 let got = binary_u(op, &x, &y, bits).unwrap();
+                for left in [true, false] {
+                    let (mut mine, other) = if left {
+                        (x.clone(), &y)
+                    } else {
+                        (y.clone(), &x)
+                    };
+                    if binary_u_in_place(op, &mut mine, other, bits, left) {
+                        assert_eq!(mine, got, "{op:?} {bits} bits in place, left {left}");
+                    }
+                }
                 for i in 0..x.len() {
                     let want = ubin(op, x[i], y[i], bits).unwrap();
                     assert_eq!(got[i], want, "{op:?} {bits} bits on {} {}", x[i], y[i]);

@@ -681,7 +681,7 @@ impl<'m> Interpreter<'m> {
             O::ReduceWindow => reduce::reduce_window(self, instr, ops),
             O::SelectAndScatter => select_scatter::select_and_scatter(self, instr, ops),
             O::Map => reduce::map(self, instr, ops),
-            O::Sort => sort::sort(self, instr, ops),
+            O::Sort => sort::sort(self, comp, instr, ops),
             O::TopK => sort::topk_op(instr, ops),
             O::Call
             | O::Fusion

@@ -46,8 +46,9 @@ pub fn for_chunks_if<T: Send>(
 ) {
     let unit = unit.max(1);
     let n = out.len();
-    let t = threads();
-    if t == 1 || !worth || n < 2 * unit {
+    // `threads()` reads the cgroup's quota on first use: only for a loop
+    // that may be split.
+    if !worth || n < 2 * unit || threads() == 1 {
         f(0, out);
         return;
     }
@@ -55,6 +56,7 @@ pub fn for_chunks_if<T: Send>(
         f(0, out);
         return;
     };
+    let t = threads();
     let units = n.div_ceil(unit);
     let per = units.div_ceil(t) * unit;
     pool.in_place_scope(|s| {
@@ -159,10 +161,13 @@ impl<T> Sink<'_, T> {
     /// taken).
     #[inline]
     pub fn extend(&mut self, items: impl IntoIterator<Item = T>) {
+        // Counted in a local: the loop then vectorises.
+        let mut k = 0;
         for (slot, v) in self.buf[self.len..].iter_mut().zip(items) {
             slot.write(v);
-            self.len += 1;
+            k += 1;
         }
+        self.len += k;
     }
 
     /// How many more elements fit.

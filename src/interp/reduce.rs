@@ -7,7 +7,7 @@ use super::array::{shape_dims, strides, Array, Data, Value};
 use super::attrs;
 use super::convert::{from_f32_vec, from_f64_vec, to_f32_vec, to_f64_vec};
 use super::elementwise::{fbin32, fbin64, fmax32, fmin32, pbin, sbin, ubin, BinOp};
-use super::scalar_prog::{keys_of, Key, Prog, Src, Val};
+use super::scalar_prog::{keys_of, Key, PairClass, PairTable, Prog, Src, Val};
 use super::shape_ops::transposed;
 use super::{err, Combiner, Interpreter, Result};
 use crate::ir::{CompId, Instruction};
@@ -190,10 +190,10 @@ fn rows<T: Copy + Sync, U: Send>(
         return Err(err("internal error: empty chunk"));
     }
     let nout = v.len().div_ceil(r);
-    let t = super::par::threads().min(nout);
-    if t < 2 || v.len() < super::par::MIN_PARALLEL {
+    if v.len() < super::par::MIN_PARALLEL || nout < 2 || super::par::threads() < 2 {
         return f(v);
     }
+    let t = super::par::threads().min(nout);
     let per = nout.div_ceil(t) * r;
     let mut parts: Vec<Result<Vec<U>>> = v.chunks(per).map(|_| Ok(Vec::new())).collect();
     super::par::for_chunks_if(&mut parts, 1, true, |start, slots| {
@@ -363,16 +363,134 @@ pub(crate) fn reduce_prog(
             return Ok(None);
         }
     }
-    let Some(keys) = xs.iter().map(|x| keys_of(x)).collect::<Option<Vec<_>>>() else {
-        return Ok(None);
+    let locs = match prog.pair_table() {
+        Some(table) if n == 2 => pair_fold(&table, xs, inits, r, nout),
+        _ => None,
     };
-    let Some(init_keys) = inits
+    let locs = match locs {
+        Some(locs) => locs,
+        None => match prog_fold(prog, xs, inits, r, nout) {
+            Some(locs) => locs,
+            None => return Ok(None),
+        },
+    };
+    let mut outs = Vec::with_capacity(n);
+    for (k, x) in xs.iter().enumerate() {
+        let ty = x.ty;
+        let mut data = Data::zeros(ty, nout)?;
+        for o in 0..nout {
+            match locs[o * n + k] {
+                Loc::Init(i) => data.set_from(o, &inits[i].data, 0)?,
+                Loc::Input(i, pos) => data.set_from(o, &xs[i].data, pos)?,
+                Loc::Const(c) => data.set_from(o, &prog.consts[c].data, 0)?,
+                Loc::Pred(b) => data.set_from(o, &Data::Pred(vec![b]), 0)?,
+            }
+        }
+        outs.push((ty, data));
+    }
+    Ok(Some(outs))
+}
+
+/// The keys of a two-operand reducer's elements, typed for [`PairClass`].
+enum PairKeys<'a> {
+    F(Vec<f64>),
+    S(&'a [i64]),
+    U(&'a [u64]),
+}
+
+fn pair_keys(a: &Array) -> Option<PairKeys<'_>> {
+    Some(match &a.data {
+        Data::S(v) => PairKeys::S(v),
+        Data::U(v) => PairKeys::U(v),
+        Data::Pred(_) | Data::C64(_) | Data::C128(_) => return None,
+        d if a.ty.is_float() => PairKeys::F(to_f64_vec(d, a.ty)),
+        _ => return None,
+    })
+}
+
+/// [`reduce_prog`]'s fold for a reducer with a [`PairTable`] (JAX's
+/// argmax/argmin): per element, the two classes and one table look-up
+/// instead of running the program. The same locations as `prog_fold`.
+fn pair_fold(
+    table: &PairTable,
+    xs: &[&Array],
+    inits: &[&Array],
+    r: usize,
+    nout: usize,
+) -> Option<Vec<Loc>> {
+    let (x0, x1) = (pair_keys(xs[0])?, pair_keys(xs[1])?);
+    let (i0, i1) = (pair_keys(inits[0])?, pair_keys(inits[1])?);
+    fn run<A: PairClass + Sync, B: PairClass + Sync>(
+        table: &PairTable,
+        a: &[A],
+        b: &[B],
+        a0: A,
+        b0: B,
+        r: usize,
+        nout: usize,
+    ) -> Vec<Loc> {
+        let mut locs: Vec<Loc> = vec![Loc::Pred(false); nout * 2];
+        let worth = nout >= 2 && nout * r >= super::par::MIN_PARALLEL;
+        super::par::for_chunks_if(&mut locs, 2, worth, |start, chunk| {
+            for (c, out) in chunk.chunks_mut(2).enumerate() {
+                let o = start / 2 + c;
+                // usize::MAX: the init.
+                let (mut va, mut pa, mut vb, mut pb) = (a0, usize::MAX, b0, usize::MAX);
+                for pos in o * r..(o + 1) * r {
+                    let take = table.take[6 * A::class(va, a[pos]) + B::class(vb, b[pos])];
+                    if take & 1 != 0 {
+                        (va, pa) = (a[pos], pos);
+                    }
+                    if take & 2 != 0 {
+                        (vb, pb) = (b[pos], pos);
+                    }
+                }
+                let loc = |k: usize, p: usize| {
+                    if p == usize::MAX {
+                        Loc::Init(k)
+                    } else {
+                        Loc::Input(k, p)
+                    }
+                };
+                out[0] = loc(0, pa);
+                out[1] = loc(1, pb);
+            }
+        });
+        locs
+    }
+    macro_rules! second {
+        ($a:expr, $a0:expr) => {
+            match (&x1, &i1) {
+                (PairKeys::F(b), PairKeys::F(b0)) => run(table, $a, b, $a0, *b0.first()?, r, nout),
+                (PairKeys::S(b), PairKeys::S(b0)) => run(table, $a, b, $a0, *b0.first()?, r, nout),
+                (PairKeys::U(b), PairKeys::U(b0)) => run(table, $a, b, $a0, *b0.first()?, r, nout),
+                _ => return None,
+            }
+        };
+    }
+    Some(match (&x0, &i0) {
+        (PairKeys::F(a), PairKeys::F(a0)) => second!(a, *a0.first()?),
+        (PairKeys::S(a), PairKeys::S(a0)) => second!(a, *a0.first()?),
+        (PairKeys::U(a), PairKeys::U(a0)) => second!(a, *a0.first()?),
+        _ => return None,
+    })
+}
+
+/// [`reduce_prog`]'s fold by running the program per element: where each
+/// output's results come from (`locs[o * n + k]`: output o's k-th).
+fn prog_fold(
+    prog: &Prog,
+    xs: &[&Array],
+    inits: &[&Array],
+    r: usize,
+    nout: usize,
+) -> Option<Vec<Loc>> {
+    let n = xs.len();
+    let keys = xs.iter().map(|x| keys_of(x)).collect::<Option<Vec<_>>>()?;
+    let init_keys = inits
         .iter()
         .map(|i| keys_of(i).and_then(|k| k.first().copied()))
-        .collect::<Option<Vec<_>>>()
-    else {
-        return Ok(None);
-    };
+        .collect::<Option<Vec<_>>>()?;
     // Each output's fold on its own (outputs split over the cores when
     // large, as `chunks` does): locs[o * n + k] is where output o's k-th
     // result ends up.
@@ -418,21 +536,7 @@ pub(crate) fn reduce_prog(
             }
         }
     });
-    let mut outs = Vec::with_capacity(n);
-    for (k, x) in xs.iter().enumerate() {
-        let ty = x.ty;
-        let mut data = Data::zeros(ty, nout)?;
-        for o in 0..nout {
-            match locs[o * n + k] {
-                Loc::Init(i) => data.set_from(o, &inits[i].data, 0)?,
-                Loc::Input(i, pos) => data.set_from(o, &xs[i].data, pos)?,
-                Loc::Const(c) => data.set_from(o, &prog.consts[c].data, 0)?,
-                Loc::Pred(b) => data.set_from(o, &Data::Pred(vec![b]), 0)?,
-            }
-        }
-        outs.push((ty, data));
-    }
-    Ok(Some(outs))
+    Some(locs)
 }
 
 pub fn reduce_window(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {

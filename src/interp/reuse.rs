@@ -6,8 +6,9 @@
 //! the computation, not the root, not shared with a caller, a tuple or a
 //! capture), so no other value can see the change.
 
-use super::array::{element_count, shape_dims, Array, Value};
+use super::array::{element_count, shape_dims, Array, Data, Value};
 use super::elementwise::{self, BinOp, UnOp};
+use super::intbin::binary_u_in_place;
 use super::Result;
 use crate::ir::{Computation, Instruction, Opcode, Shape};
 
@@ -110,12 +111,37 @@ pub(crate) fn eval(
             if let Some(u) = UnOp::from_opcode(op) {
                 elementwise::unary_into(u, owned)
             } else if let (Some(b), Some(o)) = (BinOp::from_opcode(op), other(1 - k)) {
-                elementwise::binary_into(b, owned, o, k == 0)
+                binary_u_into(b, owned, o, k == 0)
+                    .or_else(|owned| elementwise::binary_into(b, owned, o, k == 0))
             } else {
                 Err(owned)
             }
         }
     })
+}
+
+/// An unsigned binary op written over `owned` (the left operand when
+/// `owned_is_left`), as `elementwise::binary` computes it; `Err(owned)`
+/// for anything else.
+fn binary_u_into(
+    op: BinOp,
+    mut owned: Array,
+    other: &Array,
+    owned_is_left: bool,
+) -> std::result::Result<Array, Array> {
+    if owned.dims != other.dims || owned.ty != other.ty {
+        return Err(owned);
+    }
+    let bits = owned.ty.bit_width();
+    let done = match (&mut owned.data, &other.data) {
+        (Data::U(x), Data::U(y)) => binary_u_in_place(op, x, y, bits, owned_is_left),
+        _ => false,
+    };
+    if done {
+        Ok(owned)
+    } else {
+        Err(owned)
+    }
 }
 
 fn expected_operands(op: Opcode) -> usize {

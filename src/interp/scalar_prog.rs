@@ -491,3 +491,151 @@ fn operands(n: &Node) -> Vec<usize> {
         Node::Not(a) => vec![a],
     }
 }
+
+/// How a pair of keys of one type compare under a non-total-order
+/// `compare`: 0 both NaN, 1 only the first, 2 only the second, 3 less,
+/// 4 equal, 5 greater. Every compare direction on the pair is a function
+/// of this class (integers only have 3-5).
+pub trait PairClass: Copy {
+    fn class(a: Self, b: Self) -> usize;
+}
+
+impl PairClass for f64 {
+    #[inline(always)]
+    fn class(a: f64, b: f64) -> usize {
+        match (a.is_nan(), b.is_nan()) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, true) => 2,
+            _ if a < b => 3,
+            _ if a == b => 4,
+            _ => 5,
+        }
+    }
+}
+
+impl PairClass for i64 {
+    #[inline(always)]
+    fn class(a: i64, b: i64) -> usize {
+        (a.cmp(&b) as i32 + 4) as usize
+    }
+}
+
+impl PairClass for u64 {
+    #[inline(always)]
+    fn class(a: u64, b: u64) -> usize {
+        (a.cmp(&b) as i32 + 4) as usize
+    }
+}
+
+/// A two-operand reducer (accumulators: parameters 0 and 1, elements 2 and
+/// 3) as a table: `take[6 * c0 + c1]` says, for the classes of
+/// (accumulator, element) of operand 0 and of operand 1, which of the two
+/// each result is (bit k set: result k is element k, else accumulator k).
+///
+/// Exact for the programs [`Prog::pair_table`] accepts: without constants
+/// and with every compare between two parameters of one operand under its
+/// type's plain order, every node's value, and so which parameter each
+/// result passes through, depends only on those two classes; the table is
+/// filled by running the program on one representative of each.
+pub struct PairTable {
+    pub take: [u8; 36],
+}
+
+impl Prog {
+    /// The [`PairTable`] of a reducer of two operands such as JAX's
+    /// argmax/argmin (the max or min with NaN first and the lowest index
+    /// on ties), or None when the program is not of that kind.
+    pub fn pair_table(&self) -> Option<PairTable> {
+        if self.param_types.len() != 4 || self.outputs.len() != 2 || !self.tuple_root {
+            return None;
+        }
+        for k in 0..2 {
+            let ty = self.param_types[k];
+            if self.param_types[k + 2] != ty || self.output_types[k] != ty {
+                return None;
+            }
+            if !(ty.is_float() || ty.is_signed_int() || ty.is_unsigned_int()) {
+                return None;
+            }
+        }
+        for node in &self.nodes {
+            match *node {
+                Node::Const(_) => return None,
+                Node::Cmp { a, b, t, .. } => {
+                    let (Node::Param(pa), Node::Param(pb)) = (self.nodes[a], self.nodes[b]) else {
+                        return None;
+                    };
+                    if pa % 2 != pb % 2 {
+                        return None;
+                    }
+                    let ty = self.param_types[pa];
+                    let plain = if ty.is_float() {
+                        t != ComparisonType::TotalOrder
+                    } else if ty.is_signed_int() {
+                        t != ComparisonType::Unsigned
+                    } else {
+                        t != ComparisonType::Signed
+                    };
+                    if !plain {
+                        return None;
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Representatives of the classes: (accumulator, element) pairs.
+        let pairs = |ty: PrimitiveType| -> Vec<(Key, Key, usize)> {
+            let reps: Vec<f64> = if ty.is_float() {
+                vec![f64::NAN, 1.0, 2.0]
+            } else {
+                vec![1.0, 2.0]
+            };
+            let key = |v: f64| {
+                if ty.is_float() {
+                    Key::F(v)
+                } else if ty.is_signed_int() {
+                    Key::S(v as i64)
+                } else {
+                    Key::U(v as u64)
+                }
+            };
+            let mut out = Vec::new();
+            for &a in &reps {
+                for &b in &reps {
+                    out.push((key(a), key(b), PairClass::class(a, b)));
+                }
+            }
+            out
+        };
+        let mut take = [0u8; 36];
+        let mut seen = [false; 36];
+        let mut vals = self.scratch();
+        for (a0, e0, c0) in pairs(self.param_types[0]) {
+            for (a1, e1, c1) in pairs(self.param_types[1]) {
+                for (p, key) in [a0, a1, e0, e1].into_iter().enumerate() {
+                    vals[self.param_nodes[p]] = Val {
+                        key,
+                        src: Src::Param(p as u32),
+                    };
+                }
+                self.run_ops(&mut vals);
+                let mut bits = 0u8;
+                for k in 0..2 {
+                    match vals[self.outputs[k]].src {
+                        Src::Param(p) if p as usize == k => {}
+                        Src::Param(p) if p as usize == k + 2 => bits |= 1 << k,
+                        _ => return None,
+                    }
+                }
+                let c = 6 * c0 + c1;
+                if seen[c] && take[c] != bits {
+                    return None;
+                }
+                seen[c] = true;
+                take[c] = bits;
+            }
+        }
+        Some(PairTable { take })
+    }
+}

@@ -11,9 +11,11 @@ use super::convert::{from_f64_vec, to_f64_vec};
 use super::elementwise::{dir_holds, total_key};
 use super::reduce::scalar_at;
 use super::scalar_prog::Comparator;
-use super::shape_ops::transpose;
+use super::shape_ops::{transpose, transposed};
 use super::{err, Combiner, Interpreter, Result};
-use crate::ir::{AttrValue, CompId, ComparisonDirection, ComparisonType, Instruction};
+use crate::ir::{
+    AttrValue, CompId, ComparisonDirection, ComparisonType, Computation, Instruction, Opcode,
+};
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -109,11 +111,18 @@ fn sort_by_order_keys(
     d: ComparisonDirection,
     t: ComparisonType,
     bits: u32,
+    read: usize,
 ) -> Option<Vec<usize>> {
     let mut pairs = order_keys(r, keys, d, t, bits)?;
     // Equal keys keep their positions' order: (key, position) is a total
-    // order, so an unstable sort gives the stable order.
-    pairs.sort_unstable();
+    // order, so an unstable sort gives the stable order, and the `read`
+    // smallest pairs, sorted, are its first `read`.
+    if read > 0 && read < pairs.len() {
+        pairs.select_nth_unstable(read - 1);
+        pairs[..read].sort_unstable();
+    } else {
+        pairs.sort_unstable();
+    }
     Some(pairs.into_iter().map(|(_, i)| i).collect())
 }
 
@@ -135,23 +144,38 @@ fn order_keys(
         ComparisonDirection::Gt => true,
         _ => return None,
     };
-    let mut pairs: Vec<(u64, usize)> = Vec::with_capacity(r.len());
-    for &i in r {
-        let k = match keys {
-            Keys::F(v) if t == ComparisonType::TotalOrder => total_key(v[i]) as u64 ^ SIGN,
-            Keys::F(v) if v[i].is_nan() => return None,
-            // + 0.0 makes -0 into +0: equal, as partial_cmp has them.
-            Keys::F(v) => total_key(v[i] + 0.0) as u64 ^ SIGN,
-            Keys::S(v) if t == ComparisonType::Unsigned => super::array::wrap_u(v[i] as u64, bits),
-            Keys::S(v) => v[i] as u64 ^ SIGN,
-            Keys::U(v) if t == ComparisonType::Signed => {
-                super::array::wrap_s(v[i] as i64, bits) as u64 ^ SIGN
-            }
-            Keys::U(v) => v[i],
-            Keys::P(v) => u64::from(v[i]),
-        };
-        pairs.push((if descending { !k } else { k }, i));
+    // The key's kind and the compare's type chosen once per row, not per
+    // element.
+    fn collect(
+        r: &[usize],
+        descending: bool,
+        key: impl Fn(usize) -> Option<u64>,
+    ) -> Option<Vec<(u64, usize)>> {
+        let flip = if descending { u64::MAX } else { 0 };
+        let mut pairs: Vec<(u64, usize)> = Vec::with_capacity(r.len());
+        for &i in r {
+            pairs.push((key(i)? ^ flip, i));
+        }
+        Some(pairs)
     }
+    let pairs = match keys {
+        Keys::F(v) if t == ComparisonType::TotalOrder => {
+            collect(r, descending, |i| Some(total_key(v[i]) as u64 ^ SIGN))
+        }
+        // + 0.0 makes -0 into +0: equal, as partial_cmp has them.
+        Keys::F(v) => collect(r, descending, |i| {
+            (!v[i].is_nan()).then(|| total_key(v[i] + 0.0) as u64 ^ SIGN)
+        }),
+        Keys::S(v) if t == ComparisonType::Unsigned => collect(r, descending, |i| {
+            Some(super::array::wrap_u(v[i] as u64, bits))
+        }),
+        Keys::S(v) => collect(r, descending, |i| Some(v[i] as u64 ^ SIGN)),
+        Keys::U(v) if t == ComparisonType::Signed => collect(r, descending, |i| {
+            Some(super::array::wrap_s(v[i] as i64, bits) as u64 ^ SIGN)
+        }),
+        Keys::U(v) => collect(r, descending, |i| Some(v[i])),
+        Keys::P(v) => collect(r, descending, |i| Some(u64::from(v[i]))),
+    }?;
     Some(pairs)
 }
 
@@ -190,7 +214,17 @@ fn top_rows_by_keys(
 /// Sorts each row (last dimension) of the arrays `xs` (already transposed
 /// so the sort dimension is last) with the comparator; returns, per row,
 /// the permutation (absolute element positions).
-fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result<Vec<usize>> {
+///
+/// Only the first `read` positions of each row need be in order (see
+/// [`rows_read`]): where the rows are sorted by keys, the rest of a row is
+/// left in some order.
+fn sort_rows(
+    it: &Interpreter,
+    comp: CompId,
+    xs: &[&Array],
+    row: usize,
+    read: usize,
+) -> Result<Vec<usize>> {
     let total = xs[0].len();
     let mut perm: Vec<usize> = (0..total).collect();
     if row == 0 {
@@ -199,7 +233,7 @@ fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result
     match it.combiner(comp) {
         Combiner::Compare(d, t) => {
             let t = t.unwrap_or_else(|| ComparisonType::default_for(xs[0].ty));
-            let keys = Keys::of(&xs[0])?;
+            let keys = Keys::of(xs[0])?;
             let bits = xs[0].ty.bit_width();
             let nan = matches!(&keys, Keys::F(v) if v.iter().any(|x| x.is_nan()));
             let by_keys = matches!(d, ComparisonDirection::Lt | ComparisonDirection::Gt)
@@ -210,7 +244,7 @@ fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result
                 let worth = perm.len() >= super::par::MIN_PARALLEL && perm.len() / row >= 2;
                 super::par::for_chunks_if(&mut perm, row, worth, |_, rows| {
                     for r in rows.chunks_mut(row) {
-                        if let Some(sorted) = sort_by_order_keys(r, &keys, d, t, bits) {
+                        if let Some(sorted) = sort_by_order_keys(r, &keys, d, t, bits, read) {
                             r.copy_from_slice(&sorted);
                         }
                     }
@@ -227,8 +261,7 @@ fn sort_rows(it: &Interpreter, comp: CompId, xs: &[Array], row: usize) -> Result
         }
         _ => {
             let prog = it.scalar_prog(comp);
-            let refs: Vec<&Array> = xs.iter().collect();
-            if let Some(cmp) = prog.as_deref().and_then(|p| Comparator::new(p, &refs)) {
+            if let Some(cmp) = prog.as_deref().and_then(|p| Comparator::new(p, xs)) {
                 // Rows on all cores when large (a thread may wait for a
                 // core longer than a small sort takes).
                 let worth = perm.len() >= super::par::MIN_PARALLEL && perm.len() / row >= 2;
@@ -273,7 +306,68 @@ fn inverse(perm: &[usize]) -> Vec<usize> {
     inv
 }
 
-pub fn sort(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
+/// How many leading positions of each row (along dimension `d`, of
+/// length `row`) the users of `sort` in `comp` can read: when every user
+/// is a `get-tuple-element` (not the root) read only by slices, the
+/// largest limit of those slices along `d` (XLA's `approx_max_k` and
+/// `top_k` on CPU: a sort, then a slice of the first k); else `row`.
+/// A value `--check-numerics` keeps is read whole.
+fn rows_read(
+    it: &Interpreter,
+    comp: &Computation,
+    sort: &Instruction,
+    d: usize,
+    row: usize,
+) -> usize {
+    let users = sort.users();
+    let Some(&first) = users.first() else {
+        return row;
+    };
+    let gte = comp.instr(first);
+    if gte.opcode != Opcode::GetTupleElement || gte.operands().len() != 1 {
+        return row;
+    }
+    let id = gte.operand(0);
+    let root = comp.root_opt();
+    if root == Some(id) || it.capture.as_ref().is_some_and(|c| c.may_keep(id)) {
+        return row;
+    }
+    let mut read = 0usize;
+    for &u in users {
+        let g = comp.instr(u);
+        if g.opcode != Opcode::GetTupleElement
+            || root == Some(u)
+            || it.capture.as_ref().is_some_and(|c| c.may_keep(u))
+        {
+            return row;
+        }
+        for &s in g.users() {
+            let slice = comp.instr(s);
+            if slice.opcode != Opcode::Slice {
+                return row;
+            }
+            let Some(&(start, limit, _)) = attrs::slice_attr(slice)
+                .ok()
+                .as_ref()
+                .and_then(|v| v.get(d))
+            else {
+                return row;
+            };
+            match usize::try_from(limit) {
+                Ok(l) if start >= 0 && l <= row => read = read.max(l),
+                _ => return row,
+            }
+        }
+    }
+    read
+}
+
+pub fn sort(
+    it: &Interpreter,
+    comp: &Computation,
+    instr: &Instruction,
+    ops: &[&Value],
+) -> Result<Value> {
     let inputs: Vec<&Arc<Array>> = ops.iter().map(|v| v.as_array()).collect::<Result<_>>()?;
     let first = inputs.first().ok_or_else(|| err("sort of nothing"))?;
     if inputs.iter().any(|a| a.dims != first.dims) {
@@ -285,21 +379,29 @@ pub fn sort(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Val
         .and_then(|d| d.first().copied())
         .ok_or_else(|| err("sort without dimensions"))?;
     let d = attrs::dim_index(d, rank, "sort dimension")?;
+    let read = rows_read(it, comp, instr, d, first.dims[d]);
     let comp = instr
         .to_apply()
         .ok_or_else(|| err("sort without a comparator"))?;
     let perm: Vec<usize> = (0..rank).filter(|&k| k != d).chain([d]).collect();
-    let xs: Vec<Array> = inputs
+    // Sorting along the last dimension (the usual case) copies nothing
+    // but the sorted result.
+    let xs: Vec<std::borrow::Cow<Array>> = inputs
         .iter()
-        .map(|a| transpose(a, &perm))
+        .map(|a| transposed(a, &perm))
         .collect::<Result<_>>()?;
-    let order = sort_rows(it, comp, &xs, first.dims[d])?;
+    let xs: Vec<&Array> = xs.iter().map(|x| &**x).collect();
+    let order = sort_rows(it, comp, &xs, first.dims[d], read)?;
     let back = inverse(&perm);
     let outs: Vec<Value> = xs
         .iter()
         .map(|x| {
             let sorted = Array::new(x.ty, x.dims.clone(), x.data.take(&order))?;
-            transpose(&sorted, &back).map(Value::array)
+            if back.iter().enumerate().all(|(i, &p)| i == p) {
+                Ok(Value::array(sorted))
+            } else {
+                transpose(&sorted, &back).map(Value::array)
+            }
         })
         .collect::<Result<_>>()?;
     Ok(if outs.len() == 1 && !instr.shape.is_tuple() {
