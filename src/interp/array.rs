@@ -417,9 +417,14 @@ pub fn strided_take<T: Copy + Send + Sync>(
             row /= out_dims[d];
             cur += idx[d] as isize * step[d];
         }
+        if step.iter().all(|&s| s == 0) {
+            // One element everywhere (a scalar's broadcast).
+            out.fill(src[base as usize], out.room());
+            return;
+        }
         for _ in 0..out.room() / inner {
             match inner_step {
-                0 => out.extend(std::iter::repeat_n(src[cur as usize], inner)),
+                0 => out.fill(src[cur as usize], inner),
                 1 => out.extend_from_slice(&src[cur as usize..cur as usize + inner]),
                 _ => out.extend((0..inner as isize).map(|j| src[(cur + j * inner_step) as usize])),
             }

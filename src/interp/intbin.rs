@@ -51,6 +51,19 @@ pub fn binary_u_in_place(op: BinOp, x: &mut [u64], y: &[u64], bits: u32, x_is_le
             }
         };
     }
+    // Shifts by one amount for every element (a threefry round's rotation:
+    // a broadcast constant) shift by a scalar, which vectorises; a shift
+    // per element does not on x86-64's baseline.
+    if matches!(op, BinOp::Shl | BinOp::ShrL) && x_is_left {
+        if let Some(&s) = y.first().filter(|&&s| y.iter().all(|&q| q == s)) {
+            match (op, s >= w) {
+                (_, true) => x.iter_mut().for_each(|p| *p = 0),
+                (BinOp::Shl, false) => par::map_in_place(x, move |&p| (p << s) & m),
+                _ => par::map_in_place(x, move |&p| (p >> s) & m),
+            }
+            return true;
+        }
+    }
     match op {
         BinOp::Add => run!(|p, q| p.wrapping_add(q) & m),
         BinOp::Sub => run!(|p, q| p.wrapping_sub(q) & m),
@@ -132,6 +145,37 @@ mod tests {
                 for i in 0..x.len() {
                     let want = ubin(op, x[i], y[i], bits).unwrap();
                     assert_eq!(got[i], want, "{op:?} {bits} bits on {} {}", x[i], y[i]);
+                }
+            }
+        }
+    }
+
+    /// A shift by one amount for every element (the scalar loop) against
+    /// `ubin`, amounts past the width included.
+    #[test]
+    fn uniform_shifts_match_ubin() {
+        for bits in [8u32, 16, 32, 64] {
+            let x: Vec<u64> = (0..37u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits))
+                .collect();
+            for s in [
+                0u64,
+                1,
+                7,
+                13,
+                u64::from(bits) - 1,
+                u64::from(bits),
+                64,
+                200,
+            ] {
+                let y = vec![s; x.len()];
+                for op in [BinOp::Shl, BinOp::ShrL] {
+                    let mut mine = x.clone();
+                    assert!(binary_u_in_place(op, &mut mine, &y, bits, true));
+                    for (i, &got) in mine.iter().enumerate() {
+                        let want = ubin(op, x[i], s, bits).unwrap();
+                        assert_eq!(got, want, "{op:?} {bits} bits: {} by {s}", x[i]);
+                    }
                 }
             }
         }

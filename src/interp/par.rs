@@ -176,6 +176,19 @@ impl<T> Sink<'_, T> {
         self.buf.len() - self.len
     }
 
+    /// Appends `count` copies of `v` while there is room.
+    #[inline]
+    pub fn fill(&mut self, v: T, count: usize)
+    where
+        T: Copy,
+    {
+        let k = count.min(self.buf.len() - self.len);
+        for slot in &mut self.buf[self.len..self.len + k] {
+            slot.write(v);
+        }
+        self.len += k;
+    }
+
     /// Appends the elements of `items` while there is room.
     #[inline]
     pub fn extend_from_slice(&mut self, items: &[T])
