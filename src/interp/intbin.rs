@@ -32,6 +32,13 @@ pub fn binary_u(op: BinOp, x: &[u64], y: &[u64], bits: u32) -> Result<Vec<u64>> 
     })
 }
 
+/// The one value every element of `v` has, if so (a pass without an
+/// early exit, which vectorises).
+fn uniform(v: &[u64]) -> Option<u64> {
+    let first = *v.first()?;
+    (v.iter().fold(0, |acc, &q| acc | (q ^ first)) == 0).then_some(first)
+}
+
 /// [`binary_u`] written over the elements of `x`, which is the left
 /// operand when `x_is_left` (else the right one): the same results, no new
 /// array. False (`x` untouched) for an op without a loop here.
@@ -54,12 +61,23 @@ pub fn binary_u_in_place(op: BinOp, x: &mut [u64], y: &[u64], bits: u32, x_is_le
     // Shifts by one amount for every element (a threefry round's rotation:
     // a broadcast constant) shift by a scalar, which vectorises; a shift
     // per element does not on x86-64's baseline.
-    if matches!(op, BinOp::Shl | BinOp::ShrL) && x_is_left {
-        if let Some(&s) = y.first().filter(|&&s| y.iter().all(|&q| q == s)) {
-            match (op, s >= w) {
-                (_, true) => x.iter_mut().for_each(|p| *p = 0),
-                (BinOp::Shl, false) => par::map_in_place(x, move |&p| (p << s) & m),
-                _ => par::map_in_place(x, move |&p| (p >> s) & m),
+    if matches!(op, BinOp::Shl | BinOp::ShrL) {
+        let amounts: &[u64] = if x_is_left { y } else { x };
+        if let Some(s) = uniform(amounts) {
+            // One loop per case, each with nothing to decide per element.
+            macro_rules! shift {
+                (|$p:ident| $e:expr) => {
+                    if x_is_left {
+                        par::map_in_place(x, move |&$p| $e)
+                    } else {
+                        par::zip_in_place(x, y, move |_, &$p| $e)
+                    }
+                };
+            }
+            match (s >= w, op) {
+                (true, _) => x.iter_mut().for_each(|p| *p = 0),
+                (false, BinOp::Shl) => shift!(|p| (p << s) & m),
+                (false, _) => shift!(|p| (p >> s) & m),
             }
             return true;
         }
@@ -170,11 +188,15 @@ mod tests {
             ] {
                 let y = vec![s; x.len()];
                 for op in [BinOp::Shl, BinOp::ShrL] {
+                    // In the values' buffer, and in the amounts'.
                     let mut mine = x.clone();
                     assert!(binary_u_in_place(op, &mut mine, &y, bits, true));
-                    for (i, &got) in mine.iter().enumerate() {
+                    let mut theirs = y.clone();
+                    assert!(binary_u_in_place(op, &mut theirs, &x, bits, false));
+                    for (i, (&got, &got_right)) in mine.iter().zip(&theirs).enumerate() {
                         let want = ubin(op, x[i], s, bits).unwrap();
                         assert_eq!(got, want, "{op:?} {bits} bits: {} by {s}", x[i]);
+                        assert_eq!(got_right, want, "{op:?} {bits} bits: {} by {s}", x[i]);
                     }
                 }
             }
