@@ -77,6 +77,41 @@ def test_ctrl_c_stops_check_numerics():
     assert late < 1.0
 
 
+# Evaluates in the parent (its loops start the interpreter's threads), then
+# forks, as a `multiprocessing` worker is started, and evaluates in the
+# child, which has none of those threads. Prints the child's exit code.
+FORK_AFTER_EVALUATE = textwrap.dedent(
+    """
+    import os
+    import hlo_opt
+
+    text = (
+        "HloModule m\\n\\nENTRY main {\\n  p = f32[512,512] parameter(0)\\n"
+        "  ROOT x = f32[512,512] exponential(p)\\n}\\n"
+    )
+    module = hlo_opt.Module.from_text(text)
+    hlo_opt.evaluate(module)
+    pid = os.fork()
+    if pid == 0:
+        out = hlo_opt.evaluate(module)
+        os._exit(0 if out["out0"].shape == (512, 512) else 1)
+    _, status = os.waitpid(pid, 0)
+    print(os.waitstatus_to_exitcode(status))
+    """
+)
+
+
+def test_evaluate_in_a_child_forked_after_the_parent_evaluated():
+    # 512x512 is past the size at which a loop is split over the cores.
+    r = subprocess.run(
+        [sys.executable, "-c", FORK_AFTER_EVALUATE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.stdout.strip() == "0", r.stdout + r.stderr
+
+
 SMALL = "HloModule m\n\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n"
 
 

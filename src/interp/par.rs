@@ -83,22 +83,29 @@ pub fn for_chunks_if<T: Send>(
 /// (the calling thread takes one chunk itself): a 48-layer module splits
 /// some 2,500 loops, and starting a thread for each cost tens of
 /// microseconds apiece. `None` on one core, or when the system refuses the
-/// threads (a tight `ulimit -v`, a thread limit): loops then run on the
-/// calling thread, slower, never a panic.
+/// threads (a tight `ulimit -v`, a thread limit), or in a process forked
+/// after the pool started (a Python `multiprocessing` worker), which has
+/// none of its threads: loops then run on the calling thread, slower,
+/// never a panic or a wait for a thread that is not there.
 fn pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
+    static POOL: OnceLock<(u32, Option<rayon::ThreadPool>)> = OnceLock::new();
+    let (owner, pool) = POOL.get_or_init(|| {
         let t = threads();
-        if t <= 1 {
-            return None;
-        }
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t - 1)
-            .thread_name(|i| format!("hlo-opt-loop-{i}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
+        let pool = (t > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(t - 1)
+                    .thread_name(|i| format!("hlo-opt-loop-{i}"))
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        (std::process::id(), pool)
+    });
+    if *owner != std::process::id() {
+        return None;
+    }
+    pool.as_ref()
 }
 
 /// `out[i] = f(i)` for every i, on all cores when `out` is large.
