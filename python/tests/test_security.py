@@ -79,10 +79,13 @@ def test_ctrl_c_stops_check_numerics():
 
 # Evaluates in the parent (its loops start the interpreter's threads), then
 # forks, as a `multiprocessing` worker is started, and evaluates in the
-# child, which has none of those threads. Prints the child's exit code.
+# child, which has none of those threads. Prints the child's exit code (or
+# kills a child still running after 60 s).
 FORK_AFTER_EVALUATE = textwrap.dedent(
     """
     import os
+    import signal
+    import time
     import hlo_opt
 
     text = (
@@ -95,8 +98,16 @@ FORK_AFTER_EVALUATE = textwrap.dedent(
     if pid == 0:
         out = hlo_opt.evaluate(module)
         os._exit(0 if out["out0"].shape == (512, 512) else 1)
-    _, status = os.waitpid(pid, 0)
-    print(os.waitstatus_to_exitcode(status))
+    for _ in range(600):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            print(os.waitstatus_to_exitcode(status))
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        print("the child was still evaluating after 60 s")
     """
 )
 
@@ -107,7 +118,7 @@ def test_evaluate_in_a_child_forked_after_the_parent_evaluated():
         [sys.executable, "-c", FORK_AFTER_EVALUATE],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=180,
     )
     assert r.stdout.strip() == "0", r.stdout + r.stderr
 
