@@ -323,22 +323,29 @@ impl Judge {
         (!out.iter().any(|&o| o)).then(|| most.iter().fold(0f64, |m, &x| m.max(x)))
     }
 
+    /// Whether `a` (got) passes for `b` (want): NaN only for NaN, an
+    /// infinity only for itself, finite values within the tolerance (their
+    /// error counted into `max_abs`).
+    #[inline]
+    fn pair(&self, a: f64, b: f64, max_abs: &mut f64) -> bool {
+        if !self.judge_nonfinite && !b.is_finite() {
+            true
+        } else if b.is_nan() || a.is_nan() {
+            a.is_nan() && b.is_nan()
+        } else if b.is_infinite() || a.is_infinite() {
+            a == b
+        } else {
+            let e = (a - b).abs();
+            *max_abs = max_abs.max(e);
+            e == 0.0 || e <= self.tol * (b.abs() + self.maxw) + self.floor
+        }
+    }
+
     /// Judges every pair, counting the bad ones and the largest error.
     #[inline]
     fn all(&self, d: &mut Diff, pairs: impl Iterator<Item = (f64, f64)>) {
         for (i, (a, b)) in pairs.enumerate() {
-            let ok = if !self.judge_nonfinite && !b.is_finite() {
-                true
-            } else if b.is_nan() || a.is_nan() {
-                a.is_nan() && b.is_nan()
-            } else if b.is_infinite() || a.is_infinite() {
-                a == b
-            } else {
-                let e = (a - b).abs();
-                d.max_abs = d.max_abs.max(e);
-                e == 0.0 || e <= self.tol * (b.abs() + self.maxw) + self.floor
-            };
-            if !ok {
+            if !self.pair(a, b, &mut d.max_abs) {
                 d.bad += 1;
                 if d.first_bad.is_none() {
                     d.first_bad = Some((i, a, b));
@@ -429,21 +436,18 @@ fn compare_complex(got: &Array, want: &Array, mut d: Diff, floor: f64) -> Diff {
             .collect()
     };
     let (g, w) = (parts(got), parts(want));
-    let maxw = w
-        .iter()
-        .filter(|x| x.is_finite())
-        .fold(0.0f64, |m, x| m.max(x.abs()));
+    let judge = Judge {
+        tol: d.tolerance,
+        maxw: w
+            .iter()
+            .filter(|x| x.is_finite())
+            .fold(0.0f64, |m, x| m.max(x.abs())),
+        floor,
+        judge_nonfinite: true,
+    };
     let mut last_bad = None;
     for (i, (&a, &b)) in g.iter().zip(&w).enumerate() {
-        let ok = if b.is_nan() || a.is_nan() {
-            a.is_nan() && b.is_nan()
-        } else if b.is_infinite() || a.is_infinite() {
-            a == b
-        } else {
-            let e = (a - b).abs();
-            d.max_abs = d.max_abs.max(e);
-            e == 0.0 || e <= d.tolerance * (b.abs() + maxw) + floor
-        };
+        let ok = judge.pair(a, b, &mut d.max_abs);
         if !ok && last_bad != Some(i / 2) {
             last_bad = Some(i / 2);
             d.bad += 1;
