@@ -232,6 +232,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     if cli.run.check_numerics.is_some() {
         // The check evaluates: the interpreter's allocation pattern.
         crate::driver::eval::reuse_freed_arrays();
+        crate::interp::warm_up_in_background();
         diag::diag(&check_numerics::heading(cli.run.check_seed));
     }
     // Every output is staged beside its destination and renamed into

@@ -89,6 +89,7 @@ pub fn reuse_freed_arrays() {
 /// Runs `hlo-opt eval`; returns the exit status.
 pub fn main(cli: &EvalCli) -> u8 {
     reuse_freed_arrays();
+    crate::interp::warm_up_in_background();
     let failed = match run(cli) {
         Ok(failed) => failed,
         Err(message) => {

@@ -11,6 +11,7 @@
 //! error, as in XLA (`real`/`imag` say which part is wanted).
 
 use super::array::{storage, wrap_s, wrap_u, Array, Data, Storage};
+use super::narrow;
 use super::{err, par, Result};
 use crate::ir::types::{MiniFloat, NanEncoding, PrimitiveType};
 use half::{bf16, f16};
@@ -291,11 +292,11 @@ pub fn convert(a: &Array, to: PrimitiveType) -> Result<Array> {
         (Data::U(v), _) => from_f64_vec(to, &v.iter().map(|&x| x as f64).collect::<Vec<_>>())?,
         // Floats to pred: non-zero (NaN included) is true.
         (_, Storage::Pred) => Data::Pred(a.to_f64_vec().into_iter().map(|x| x != 0.0).collect()),
-        (Data::F32(v), Storage::F16) => Data::F16(par::map(v, |&x| f16::from_f32(x))),
-        (Data::F32(v), Storage::Bf16) => Data::Bf16(par::map(v, |&x| bf16::from_f32(x))),
+        (Data::F32(v), Storage::F16) => Data::F16(narrow::narrow_all(v)),
+        (Data::F32(v), Storage::Bf16) => Data::Bf16(narrow::narrow_all(v)),
         (Data::F32(v), Storage::F64) => Data::F64(par::map(v, |&x| f64::from(x))),
-        (Data::F16(v), Storage::F32) => Data::F32(par::map(v, |x| x.to_f32())),
-        (Data::Bf16(v), Storage::F32) => Data::F32(par::map(v, |x| x.to_f32())),
+        (Data::F16(v), Storage::F32) => Data::F32(narrow::widen_all(v)),
+        (Data::Bf16(v), Storage::F32) => Data::F32(narrow::widen_all(v)),
         (Data::F64(v), Storage::F32) => Data::F32(par::map(v, |&x| x as f32)),
         // Everything else goes through the exact f64 value, rounded once.
         _ => from_f64_vec(to, &a.to_f64_vec())?,
@@ -304,7 +305,7 @@ pub fn convert(a: &Array, to: PrimitiveType) -> Result<Array> {
 }
 
 /// The raw bits of every element (zero-extended).
-fn to_bits(a: &Array) -> Vec<u64> {
+pub(crate) fn to_bits(a: &Array) -> Vec<u64> {
     let bits = a.ty.bit_width();
     match &a.data {
         Data::Pred(v) => v.iter().map(|&b| u64::from(b)).collect(),

@@ -8,6 +8,7 @@
 use super::array::{shape_dims, Value};
 use super::array::{storage, wrap_s, wrap_u, Array, Data, Storage};
 use super::convert::{from_f32_vec, to_f32_vec, to_f64_vec};
+use super::narrow::{self, Narrow};
 use super::{err, expect_operands, operand, par, Result};
 use crate::ir::{ComparisonDirection, ComparisonType, Instruction, Opcode, PrimitiveType};
 use std::cmp::Ordering;
@@ -195,7 +196,7 @@ fn same_dims(a: &Array, b: &Array, what: &str) -> Result<()> {
 }
 
 #[inline]
-pub(super) fn fmax32(a: f32, b: f32) -> f32 {
+pub(crate) fn fmax32(a: f32, b: f32) -> f32 {
     // XLA:CPU: NaN propagates; equal values give the left operand.
     if a.is_nan() || a >= b {
         a
@@ -204,7 +205,7 @@ pub(super) fn fmax32(a: f32, b: f32) -> f32 {
     }
 }
 #[inline]
-pub(super) fn fmin32(a: f32, b: f32) -> f32 {
+pub(crate) fn fmin32(a: f32, b: f32) -> f32 {
     if a.is_nan() || a <= b {
         a
     } else {
@@ -212,7 +213,7 @@ pub(super) fn fmin32(a: f32, b: f32) -> f32 {
     }
 }
 #[inline]
-fn fmax64(a: f64, b: f64) -> f64 {
+pub(crate) fn fmax64(a: f64, b: f64) -> f64 {
     if a.is_nan() || a >= b {
         a
     } else {
@@ -220,7 +221,7 @@ fn fmax64(a: f64, b: f64) -> f64 {
     }
 }
 #[inline]
-fn fmin64(a: f64, b: f64) -> f64 {
+pub(crate) fn fmin64(a: f64, b: f64) -> f64 {
     if a.is_nan() || a <= b {
         a
     } else {
@@ -476,39 +477,11 @@ pub fn binary(op: BinOp, a: &Array, b: &Array) -> Result<Array> {
     Array::new(a.ty, a.dims.clone(), data)
 }
 
-/// f16 and bf16, computed in f32 and rounded back after each op, element
-/// by element (the same conversions as `to_f32_vec`/`from_f32_vec`).
-pub trait Narrow: Copy + Send + Sync {
-    fn widen(self) -> f32;
-    fn narrow(x: f32) -> Self;
-}
-
-impl Narrow for half::f16 {
-    #[inline]
-    fn widen(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline]
-    fn narrow(x: f32) -> Self {
-        half::f16::from_f32(x)
-    }
-}
-
-impl Narrow for half::bf16 {
-    #[inline]
-    fn widen(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline]
-    fn narrow(x: f32) -> Self {
-        half::bf16::from_f32(x)
-    }
-}
-
 /// Binds `$f` to `op` on two f32 (the op chosen once, outside the loop
 /// `$body` runs, so that the loop is a plain, vectorisable one).
 macro_rules! with_f32_op {
-    ($op:expr, $f:ident => $body:expr) => {
+    ($op:expr, $f:ident => $body:expr) => {{
+        use $crate::interp::elementwise::{fbin32, fmax32, fmin32, BinOp};
         match $op {
             BinOp::Add => {
                 let $f = |p: f32, q: f32| p + q;
@@ -539,12 +512,13 @@ macro_rules! with_f32_op {
                 $body
             }
         }
-    };
+    }};
 }
 
 /// [`with_f32_op`] on f64.
 macro_rules! with_f64_op {
-    ($op:expr, $f:ident => $body:expr) => {
+    ($op:expr, $f:ident => $body:expr) => {{
+        use $crate::interp::elementwise::{fbin64, fmax64, fmin64, BinOp};
         match $op {
             BinOp::Add => {
                 let $f = |p: f64, q: f64| p + q;
@@ -575,8 +549,10 @@ macro_rules! with_f64_op {
                 $body
             }
         }
-    };
+    }};
 }
+
+pub(crate) use {with_f32_op, with_f64_op};
 
 /// Binds `$f` to `op` on one f32, the common ops chosen outside the loop
 /// `$body` runs (each is `fun32`'s arithmetic for that op).
@@ -613,7 +589,7 @@ macro_rules! with_f32_unop {
 
 /// `x op y` on f16 or bf16 arrays, on all cores when large.
 fn binary_narrow<T: Narrow>(op: BinOp, x: &[T], y: &[T]) -> Vec<T> {
-    with_f32_op!(op, f => par::zip(x, y, |p, q| T::narrow(f(p.widen(), q.widen()))))
+    with_f32_op!(op, f => narrow::zip(x, y, f))
 }
 
 /// [`binary`] written into `owned`'s buffer (an operand whose last use
@@ -643,14 +619,10 @@ pub fn binary_into(
         (Data::F32(x), Data::F32(y)) => in_place!(x, y, with_f32_op, f => f),
         (Data::F64(x), Data::F64(y)) => in_place!(x, y, with_f64_op, f => f),
         (Data::F16(x), Data::F16(y)) => {
-            in_place!(x, y, with_f32_op, f => |p: half::f16, q: half::f16| {
-                half::f16::narrow(f(p.widen(), q.widen()))
-            })
+            with_f32_op!(op, f => narrow::zip_in_place(x, y, owned_is_left, f))
         }
         (Data::Bf16(x), Data::Bf16(y)) => {
-            in_place!(x, y, with_f32_op, f => |p: half::bf16, q: half::bf16| {
-                half::bf16::narrow(f(p.widen(), q.widen()))
-            })
+            with_f32_op!(op, f => narrow::zip_in_place(x, y, owned_is_left, f))
         }
         _ => return Err(owned),
     }
@@ -813,11 +785,11 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
         Data::C64(_) | Data::C128(_) => return super::complex::unary(op, a),
         Data::F16(x) => {
             fun32(op, 0.0)?;
-            Data::F16(with_f32_unop!(op, f => par::map(x, |&p| narrowed(f, p))))
+            Data::F16(with_f32_unop!(op, f => narrow::map(x, f)))
         }
         Data::Bf16(x) => {
             fun32(op, 0.0)?;
-            Data::Bf16(with_f32_unop!(op, f => par::map(x, |&p| narrowed(f, p))))
+            Data::Bf16(with_f32_unop!(op, f => narrow::map(x, f)))
         }
         _ => {
             let x = to_f32_vec(&a.data, a.ty);
@@ -831,12 +803,6 @@ pub fn unary(op: UnOp, a: &Array) -> Result<Array> {
     Array::new(a.ty, a.dims.clone(), data)
 }
 
-/// `f` on a narrow float, in f32, rounded back.
-#[inline]
-fn narrowed<T: Narrow>(f: impl Fn(f32) -> f32, x: T) -> T {
-    T::narrow(f(x.widen()))
-}
-
 /// [`unary`] written into `owned`'s buffer (an operand whose last use this
 /// is), for the float types; `Err(owned)` back when that does not apply.
 pub fn unary_into(op: UnOp, mut owned: Array) -> std::result::Result<Array, Array> {
@@ -846,8 +812,8 @@ pub fn unary_into(op: UnOp, mut owned: Array) -> std::result::Result<Array, Arra
     match &mut owned.data {
         Data::F32(x) => with_f32_unop!(op, f => par::map_in_place(x, |&p| f(p))),
         Data::F64(x) => par::map_in_place(x, |&p| fun64(op, p).unwrap_or(f64::NAN)),
-        Data::F16(x) => with_f32_unop!(op, f => par::map_in_place(x, |&p| narrowed(f, p))),
-        Data::Bf16(x) => with_f32_unop!(op, f => par::map_in_place(x, |&p| narrowed(f, p))),
+        Data::F16(x) => with_f32_unop!(op, f => narrow::map_in_place(x, f)),
+        Data::Bf16(x) => with_f32_unop!(op, f => narrow::map_in_place(x, f)),
         _ => return Err(owned),
     }
     Ok(owned)

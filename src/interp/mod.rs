@@ -40,6 +40,7 @@ pub mod fft;
 pub mod intbin;
 pub mod linalg;
 pub mod local;
+mod narrow;
 pub mod npy;
 pub mod par;
 pub mod random;
@@ -51,6 +52,7 @@ pub mod scalar_prog;
 pub mod select_scatter;
 pub mod shape_ops;
 pub mod sort;
+mod splat;
 
 use crate::ir::literal::Literal;
 use crate::ir::{CompId, Computation, InstrId, Instruction, Module, Opcode};
@@ -213,6 +215,9 @@ pub(crate) struct Plan {
     /// Per instruction slot: how many instructions of `order` use it.
     pub(crate) uses: Vec<u32>,
     pub(crate) slots: usize,
+    /// Per instruction slot: a broadcast of a scalar whose users read the
+    /// scalar ([`splat`]); its slot holds the scalar.
+    splat: Vec<bool>,
     root: InstrId,
 }
 
@@ -242,10 +247,12 @@ impl Plan {
                 uses[op.index()] += 1;
             }
         }
+        let splat = splat::splats(comp, &order, root, slots);
         Plan {
             order,
             uses,
             slots,
+            splat,
             root,
         }
     }
@@ -291,6 +298,25 @@ pub enum Combiner {
     ),
     /// Anything else: run the computation.
     General,
+}
+
+/// Does ahead what the first evaluation in a process would otherwise pay
+/// for inside it: starts the loop pool's threads, and has the GEMM read
+/// the CPU's cache sizes (some hundred small files under
+/// /sys/devices/system/cpu, 0.3 ms: more than a small product takes).
+/// A driver runs it on a thread of its own while it reads the module and
+/// the inputs ([`warm_up_in_background`]).
+pub fn warm_up() {
+    par::start_pool();
+    let _ = gemm_common::cache::CACHE_INFO[0].cache_bytes;
+}
+
+/// [`warm_up`] on a thread of its own (nothing, if no thread can be
+/// started: the first evaluation then does it).
+pub fn warm_up_in_background() {
+    let _ = std::thread::Builder::new()
+        .name("hlo-opt-warm-up".into())
+        .spawn(warm_up);
 }
 
 /// Evaluates the entry computation of `module` on `args`.
@@ -471,10 +497,19 @@ impl<'m> Interpreter<'m> {
         let capture = self.capture.as_deref().filter(|c| c.begin(cid));
         let mut vals: Vec<Option<Value>> = vec![None; plan.slots];
         let mut remaining = plan.uses.clone();
+        // The values kept for a check are whole arrays, as the module has
+        // them: no broadcast is left as its scalar there.
+        let splat: &[bool] = if capture.is_some() { &[] } else { &plan.splat };
         for &id in &plan.order {
             let instr = comp.instr(id);
-            let owned = take_last_use(instr, &plan, &remaining, &mut vals);
-            let v = self.eval_counted(comp, instr, &vals, owned, args)?;
+            if splat.get(id.index()).copied().unwrap_or(false) {
+                let scalar = vals[instr.operand(0).index()].clone();
+                vals[id.index()] = scalar;
+                release_operands(instr, &plan, &mut remaining, &mut vals);
+                continue;
+            }
+            let owned = take_last_use(instr, &plan, &remaining, &mut vals, splat);
+            let v = self.eval_counted(comp, instr, &vals, owned, args, splat)?;
             if !v.matches(&instr.shape) {
                 return Err(err(format!(
                     "the result is {}, the instruction's shape is {}",
@@ -487,13 +522,7 @@ impl<'m> Interpreter<'m> {
                 c.offer(cid, id, &v).map_err(|e| e.locate(comp, instr))?;
             }
             vals[id.index()] = Some(v);
-            for &op in instr.operands() {
-                let r = &mut remaining[op.index()];
-                *r -= 1;
-                if *r == 0 && op != plan.root {
-                    vals[op.index()] = None;
-                }
-            }
+            release_operands(instr, &plan, &mut remaining, &mut vals);
         }
         vals[plan.root.index()]
             .take()
@@ -510,12 +539,19 @@ impl<'m> Interpreter<'m> {
         vals: &[Option<Value>],
         owned: Option<(usize, Array)>,
         args: &[Value],
+        splat: &[bool],
     ) -> Result<Value> {
         let value_of = |o: &InstrId| {
             vals[o.index()]
                 .as_ref()
                 .ok_or_else(|| err("internal error: operand not evaluated"))
         };
+        let is_splat = |o: &InstrId| splat.get(o.index()).copied().unwrap_or(false);
+        if instr.operands().iter().any(is_splat) {
+            return self
+                .eval_reading_splats(comp, instr, vals, owned, args, splat)
+                .map_err(|e| e.locate(comp, instr));
+        }
         let mut held = None;
         if let Some((k, arr)) = owned {
             let others = instr
@@ -556,6 +592,73 @@ impl<'m> Interpreter<'m> {
         let v = self
             .eval_instr(comp, instr, &ops, args)
             .map_err(|e| e.locate(comp, instr))?;
+        self.tick(instruction_work(&ops, &v))?;
+        Ok(v)
+    }
+
+    /// [`Interpreter::eval_counted`] for an instruction with operands
+    /// whose slots hold the scalar of a broadcast ([`splat`]).
+    fn eval_reading_splats(
+        &self,
+        comp: &Computation,
+        instr: &Instruction,
+        vals: &[Option<Value>],
+        mut owned: Option<(usize, Array)>,
+        args: &[Value],
+        splat: &[bool],
+    ) -> Result<Value> {
+        let value_of = |o: InstrId| {
+            vals[o.index()]
+                .as_ref()
+                .ok_or_else(|| err("internal error: operand not evaluated"))
+        };
+        let is_splat = |o: InstrId| splat.get(o.index()).copied().unwrap_or(false);
+        if let (Some(op), &[a, b]) = (
+            elementwise::BinOp::from_opcode(instr.opcode),
+            instr.operands(),
+        ) {
+            if is_splat(a) != is_splat(b) {
+                let (scalar, k) = if is_splat(a) { (a, 1) } else { (b, 0) };
+                let x = match owned.take() {
+                    Some((j, arr)) if j == k => splat::Operand::Owned(arr),
+                    other => {
+                        owned = other;
+                        splat::Operand::Shared(value_of(instr.operand(k))?.as_array()?)
+                    }
+                };
+                let s = value_of(scalar)?.as_array()?.clone();
+                match splat::binary(op, x, &s, k == 0)? {
+                    Ok(r) => {
+                        let v = Value::array(r);
+                        self.tick(instruction_work(&[value_of(scalar)?], &v).saturating_mul(2))?;
+                        return Ok(v);
+                    }
+                    Err(splat::Operand::Owned(arr)) => owned = Some((k, arr)),
+                    Err(splat::Operand::Shared(_)) => {}
+                }
+            }
+        }
+        // No loop here for this op or type: the broadcasts made after all.
+        let ops = instr
+            .operands()
+            .iter()
+            .enumerate()
+            .map(|(i, &o)| match owned.take() {
+                Some((k, arr)) if k == i => Ok(Value::array(arr)),
+                other => {
+                    owned = other;
+                    let v = value_of(o)?;
+                    if is_splat(o) {
+                        splat::materialize(comp.instr(o), v)
+                    } else {
+                        Ok(v.clone())
+                    }
+                }
+            })
+            .collect::<Result<Vec<Value>>>()?;
+        let ops: Vec<&Value> = ops.iter().collect();
+        probe_result(comp, instr)?;
+        let v = self.eval_instr(comp, instr, &ops, args)?;
         self.tick(instruction_work(&ops, &v))?;
         Ok(v)
     }
@@ -742,13 +845,15 @@ fn take_last_use(
     plan: &Plan,
     remaining: &[u32],
     vals: &mut [Option<Value>],
+    splat: &[bool],
 ) -> Option<(usize, Array)> {
     for &k in reuse::candidates(instr.opcode) {
         let Some(&o) = instr.operands().get(k) else {
             continue;
         };
-        // One use left, this one: `o` appears once among the operands.
-        if o == plan.root || remaining[o.index()] != 1 {
+        // One use left, this one: `o` appears once among the operands. A
+        // splat's slot holds a scalar, not an array of the result's size.
+        if o == plan.root || remaining[o.index()] != 1 || splat.get(o.index()) == Some(&true) {
             continue;
         }
         let slot = &mut vals[o.index()];
@@ -764,6 +869,23 @@ fn take_last_use(
         }
     }
     None
+}
+
+/// Counts one use of each operand of `instr` done, dropping the values
+/// used for the last time (never the root's).
+fn release_operands(
+    instr: &Instruction,
+    plan: &Plan,
+    remaining: &mut [u32],
+    vals: &mut [Option<Value>],
+) {
+    for &op in instr.operands() {
+        let r = &mut remaining[op.index()];
+        *r -= 1;
+        if *r == 0 && op != plan.root {
+            vals[op.index()] = None;
+        }
+    }
 }
 
 /// What evaluating an instruction cost, for [`Interpreter::tick`]: the

@@ -79,6 +79,13 @@ pub fn for_chunks_if<T: Send>(
     });
 }
 
+/// Starts the loop pool's threads now, not in the first large loop.
+pub fn start_pool() {
+    if threads() > 1 {
+        pool();
+    }
+}
+
 /// The threads that take the other chunks of a split loop, started once
 /// (the calling thread takes one chunk itself): a 48-layer module splits
 /// some 2,500 loops, and starting a thread for each cost tens of
@@ -118,9 +125,10 @@ pub fn fill<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync) {
 }
 
 /// `f(x)` for every element of `x`.
-pub fn map<A: Sync, T: Send + Copy>(x: &[A], f: impl Fn(&A) -> T + Sync) -> Vec<T> {
+pub fn map<A: Sync, T: Send + Copy>(x: &[A], f: impl Fn(&A) -> T + Sync + Clone) -> Vec<T> {
     collect_chunks(x.len(), 1, x.len() >= MIN_PARALLEL, |start, out| {
-        out.extend(x[start..].iter().map(&f))
+        let f = f.clone();
+        out.extend(x[start..].iter().map(f))
     })
 }
 
@@ -128,17 +136,19 @@ pub fn map<A: Sync, T: Send + Copy>(x: &[A], f: impl Fn(&A) -> T + Sync) -> Vec<
 pub fn zip<A: Sync, B: Sync, T: Send + Copy>(
     x: &[A],
     y: &[B],
-    f: impl Fn(&A, &B) -> T + Sync,
+    f: impl Fn(&A, &B) -> T + Sync + Clone,
 ) -> Vec<T> {
     let n = x.len().min(y.len());
     collect_chunks(n, 1, n >= MIN_PARALLEL, |start, out| {
+        let f = f.clone();
         out.extend(x[start..].iter().zip(&y[start..]).map(|(a, b)| f(a, b)))
     })
 }
 
 /// `x[i] = f(x[i])` for every element, on all cores when large.
-pub fn map_in_place<T: Send>(x: &mut [T], f: impl Fn(&T) -> T + Sync) {
+pub fn map_in_place<T: Send>(x: &mut [T], f: impl Fn(&T) -> T + Sync + Clone) {
     for_chunks(x, 1, |_, chunk| {
+        let f = f.clone();
         for a in chunk.iter_mut() {
             *a = f(a);
         }
@@ -147,8 +157,13 @@ pub fn map_in_place<T: Send>(x: &mut [T], f: impl Fn(&T) -> T + Sync) {
 
 /// `x[i] = f(x[i], y[i])` for every element (same lengths), on all cores
 /// when large.
-pub fn zip_in_place<T: Send, B: Sync>(x: &mut [T], y: &[B], f: impl Fn(&T, &B) -> T + Sync) {
+pub fn zip_in_place<T: Send, B: Sync>(
+    x: &mut [T],
+    y: &[B],
+    f: impl Fn(&T, &B) -> T + Sync + Clone,
+) {
     for_chunks(x, 1, |start, chunk| {
+        let f = f.clone();
         for (a, b) in chunk.iter_mut().zip(&y[start..]) {
             *a = f(a, b);
         }

@@ -6,7 +6,10 @@
 use super::array::{shape_dims, strides, Array, Data, Value};
 use super::attrs;
 use super::convert::{from_f32_vec, from_f64_vec, to_f32_vec, to_f64_vec};
-use super::elementwise::{fbin32, fbin64, fmax32, fmin32, pbin, sbin, ubin, BinOp};
+use super::elementwise::{
+    fbin32, fbin64, fmax32, fmin32, pbin, sbin, ubin, with_f32_op, with_f64_op, BinOp,
+};
+use super::narrow;
 use super::scalar_prog::{keys_of, Key, PairClass, PairTable, Prog, Src, Val};
 use super::shape_ops::transposed;
 use super::{err, Combiner, Interpreter, Result};
@@ -168,6 +171,80 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
     })
 }
 
+/// [`fold_chunks`] of `x` viewed as rows of `nout` elements, output j
+/// folding element j of each row in turn: the reduced dimensions are the
+/// leading ones, so this is the order the transposed fold takes (the same
+/// bits), but it goes a row at a time, across the outputs, which
+/// vectorises and needs no transposed copy. None for the types left to
+/// [`fold_chunks`] (integers, complex, pred, the 8-bit floats).
+fn fold_leading(op: BinOp, x: &Array, init: &Array, nout: usize) -> Result<Option<Data>> {
+    Ok(Some(match (&x.data, &init.data) {
+        (Data::F32(v), Data::F32(i)) => match op {
+            BinOp::Max => Data::F32(fold_columns(v, nout, i[0], fmax32)),
+            BinOp::Min => Data::F32(fold_columns(v, nout, i[0], fmin32)),
+            // In f64, rounded once.
+            BinOp::Add | BinOp::Mul => {
+                let init = f64::from(i[0]);
+                let acc = if op == BinOp::Add {
+                    fold_columns(v, nout, init, |a, b: f32| a + f64::from(b))
+                } else {
+                    fold_columns(v, nout, init, |a, b: f32| a * f64::from(b))
+                };
+                Data::F32(acc.into_iter().map(|a| a as f32).collect())
+            }
+            _ => {
+                fbin32(op, 0.0, 0.0)?;
+                Data::F32(with_f32_op!(op, f => fold_columns(v, nout, i[0], f)))
+            }
+        },
+        (Data::F64(v), Data::F64(i)) => {
+            fbin64(op, 0.0, 0.0)?;
+            Data::F64(with_f64_op!(op, f => fold_columns(v, nout, i[0], f)))
+        }
+        (Data::F16(_) | Data::Bf16(_), _) => {
+            // Exact values in f64, one rounding, as `fold_chunks`.
+            fbin64(op, 0.0, 0.0)?;
+            let v = match &x.data {
+                Data::F16(v) => narrow::widen_all(v),
+                Data::Bf16(v) => narrow::widen_all(v),
+                _ => return Ok(None),
+            };
+            let i = to_f64_vec(&init.data, init.ty);
+            let acc = with_f64_op!(op, f => {
+                fold_columns(&v, nout, i[0], move |a: f64, b: f32| f(a, f64::from(b)))
+            });
+            from_f64_vec(x.ty, &acc)?
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// `acc[j] = step(acc[j], row[j])` for each row of `nout` elements of `v`
+/// in turn, from `init`; the outputs split over the cores when `v` is
+/// large.
+fn fold_columns<T: Copy + Sync, A: Copy + Send + Sync>(
+    v: &[T],
+    nout: usize,
+    init: A,
+    step: impl Fn(A, T) -> A + Sync + Clone,
+) -> Vec<A> {
+    let mut acc = vec![init; nout];
+    super::par::for_chunks_if(
+        &mut acc,
+        1,
+        v.len() >= super::par::MIN_PARALLEL,
+        |start, part| {
+            let step = step.clone();
+            for row in v.chunks_exact(nout) {
+                for (a, &b) in part.iter_mut().zip(&row[start..]) {
+                    *a = step(*a, b);
+                }
+            }
+        },
+    );
+    acc
+}
+
 /// `f` of each chunk of `r` elements of `v`, the outputs split over the
 /// cores when `v` is large (each output's fold is the same on any thread:
 /// the summation order does not change).
@@ -276,6 +353,14 @@ pub fn reduce(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<V
     let nout: usize = out_dims.iter().product();
     let perm: Vec<usize> = kept.iter().chain(&red).copied().collect();
     let comp = to_apply(instr)?;
+    // The reduced dimensions leading (a sum over the batch): folded a row
+    // at a time, with no transpose.
+    let leading = red.iter().enumerate().all(|(i, &d)| i == d);
+    if let (1, true, Combiner::Bin(op)) = (n, leading && r > 0 && nout > 0, it.combiner(comp)) {
+        if let Some(data) = fold_leading(op, x0, inits[0], nout)? {
+            return Ok(Value::array(Array::new(x0.ty, out_dims, data)?));
+        }
+    }
     let xs: Vec<std::borrow::Cow<Array>> = inputs
         .iter()
         .map(|a| transposed(a, &perm))
@@ -888,6 +973,7 @@ pub fn scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::PrimitiveType;
 
     /// Rows folded eight at a time give each row's own fold in element
     /// order, bit for bit: sums whose order matters, NaN and signed zeros
@@ -924,5 +1010,53 @@ mod tests {
                 assert_eq!(got, want, "{name}, rows of {r}");
             }
         }
+    }
+
+    /// Leading dimensions folded a row at a time give the transposed
+    /// fold's bits: f32 sums (in f64) and max with NaN and signed zeros,
+    /// f64 and f16 ops, a split over the cores (a large input), and ops
+    /// floats do not have refused as before.
+    #[test]
+    fn leading_dimensions_fold_as_the_transposed_chunks() {
+        let case = |ty: PrimitiveType, r: usize, nout: usize| -> Array {
+            let n = r * nout;
+            let mut v: Vec<f64> = (0..n)
+                .map(|i| ((i as f64) * 0.7).sin() * 10f64.powi((i % 9) as i32 - 4))
+                .collect();
+            v[n / 3] = f64::NAN;
+            v[n / 2] = -0.0;
+            v[n / 2 + 1] = 0.0;
+            let data = crate::interp::convert::from_f64_vec(ty, &v).expect("a float type");
+            Array::new(ty, vec![r, nout], data).expect("dims")
+        };
+        let init = |ty: PrimitiveType| {
+            let data = crate::interp::convert::from_f64_vec(ty, &[0.25]).unwrap();
+            Array::new(ty, vec![], data).unwrap()
+        };
+        let ops = [BinOp::Add, BinOp::Mul, BinOp::Max, BinOp::Min, BinOp::Sub];
+        let sizes = [(1, 5), (7, 3), (13, 37), (300, 700)];
+        for ty in [
+            PrimitiveType::F32,
+            PrimitiveType::F64,
+            PrimitiveType::F16,
+            PrimitiveType::Bf16,
+        ] {
+            for (r, nout) in sizes {
+                let x = case(ty, r, nout);
+                let t = transposed(&x, &[1, 0]).expect("transposes");
+                for op in ops {
+                    let want = fold_chunks(op, &t, &init(ty), r).expect("folds");
+                    let got = fold_leading(op, &x, &init(ty), nout)
+                        .expect("folds")
+                        .expect("a float type");
+                    let bits = |d: Data| {
+                        crate::interp::convert::to_bits(&Array::new(ty, vec![nout], d).unwrap())
+                    };
+                    assert_eq!(bits(got), bits(want), "{ty:?} {op:?} {r}x{nout}");
+                }
+            }
+        }
+        let x = case(PrimitiveType::F32, 4, 4);
+        assert!(fold_leading(BinOp::And, &x, &init(PrimitiveType::F32), 4).is_err());
     }
 }

@@ -1,0 +1,355 @@
+//! Broadcasts of a scalar read as the scalar: `add(x, broadcast(c))` is
+//! `x[i] + c` for every i, with no array of copies of `c` written and read
+//! back. JAX writes one such broadcast for nearly every scalar operand (73
+//! in a threefry dropout mask, each as large as the mask), so making them
+//! costs as much as the arithmetic they feed.
+//!
+//! The evaluator's plan marks a broadcast of a scalar whose every user is
+//! an elementwise binary op ([`splats`]); its slot then holds the scalar,
+//! and each user computes [`binary`] on it. A user this file has no loop
+//! for (a type or an op it leaves out, or both operands such broadcasts)
+//! gets the broadcast made after all ([`materialize`]), so every user
+//! still works, only slower.
+
+use super::array::{shape_dims, Array, Data, Value};
+use super::elementwise::{fbin32, fbin64, sbin, with_f32_op, with_f64_op, BinOp};
+use super::narrow::{self, Narrow};
+use super::{par, shape_ops, Result};
+use crate::ir::{Computation, InstrId, Instruction, Opcode};
+use half::{bf16, f16};
+
+/// Per instruction slot of `comp`: whether the instruction is a broadcast
+/// of a scalar that every user in `order` (the plan's evaluation order)
+/// reads as the scalar. Never the root (the caller sees its value).
+pub(crate) fn splats(
+    comp: &Computation,
+    order: &[InstrId],
+    root: InstrId,
+    slots: usize,
+) -> Vec<bool> {
+    let mut splat = vec![false; slots];
+    for &id in order {
+        splat[id.index()] = id != root && is_scalar_broadcast(comp, comp.instr(id));
+    }
+    for &id in order {
+        let instr = comp.instr(id);
+        if BinOp::from_opcode(instr.opcode).is_none() {
+            for &o in instr.operands() {
+                splat[o.index()] = false;
+            }
+        }
+    }
+    splat
+}
+
+/// A broadcast whose operand is a scalar array (and so adds every
+/// dimension: no `dimensions` to map).
+fn is_scalar_broadcast(comp: &Computation, instr: &Instruction) -> bool {
+    instr.opcode == Opcode::Broadcast
+        && instr.shape.as_array().is_some()
+        && instr.dimensions().is_none_or(|d| d.is_empty())
+        && instr.operands().len() == 1
+        && comp
+            .instr(instr.operand(0))
+            .shape
+            .as_array()
+            .is_some_and(|a| a.dims.is_empty())
+}
+
+/// The broadcast `splat` (whose slot holds `scalar`) made as an array.
+pub(crate) fn materialize(splat: &Instruction, scalar: &Value) -> Result<Value> {
+    let dims = shape_dims(&splat.shape)?;
+    shape_ops::broadcast(scalar.as_array()?, &dims, &[]).map(Value::array)
+}
+
+/// An elementwise op's array operand: its own buffer (its last use, which
+/// the result takes over) or one still read by others.
+pub(crate) enum Operand<'a> {
+    Owned(Array),
+    Shared(&'a Array),
+}
+
+impl Operand<'_> {
+    fn array(&self) -> &Array {
+        match self {
+            Operand::Owned(a) => a,
+            Operand::Shared(a) => a,
+        }
+    }
+}
+
+/// `x op s` (`s op x` when `!scalar_is_right`) for the scalar array `s`,
+/// element by element as [`super::elementwise::binary`] computes `x op
+/// broadcast(s)`; `Err(x)` back for a type or op without a loop here.
+pub(crate) fn binary<'a>(
+    op: BinOp,
+    x: Operand<'a>,
+    s: &Array,
+    scalar_is_right: bool,
+) -> Result<std::result::Result<Array, Operand<'a>>> {
+    let a = x.array();
+    if s.len() != 1 || s.ty != a.ty {
+        return Ok(Err(x));
+    }
+    let bits = a.ty.bit_width();
+    // `$f(p, q)` with p the left operand, as the ops are written.
+    macro_rules! each {
+        ($ty:ty, $s:expr, $f:expr) => {{
+            let (s, f) = ($s, $f);
+            if scalar_is_right {
+                map::<$ty>(x, move |p| f(p, s))
+            } else {
+                map::<$ty>(x, move |p| f(s, p))
+            }
+        }};
+    }
+    Ok(Ok(match (&a.data, &s.data) {
+        (Data::U(_), Data::U(v)) => {
+            let s = v[0];
+            let m = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            let w = u64::from(bits);
+            match op {
+                BinOp::Add => each!(u64, s, move |p: u64, q: u64| p.wrapping_add(q) & m),
+                BinOp::Sub => each!(u64, s, move |p: u64, q: u64| p.wrapping_sub(q) & m),
+                BinOp::Mul => each!(u64, s, move |p: u64, q: u64| p.wrapping_mul(q) & m),
+                BinOp::Max => each!(u64, s, move |p: u64, q: u64| p.max(q) & m),
+                BinOp::Min => each!(u64, s, move |p: u64, q: u64| p.min(q) & m),
+                BinOp::And => each!(u64, s, move |p: u64, q: u64| p & q & m),
+                BinOp::Or => each!(u64, s, move |p: u64, q: u64| (p | q) & m),
+                BinOp::Xor => each!(u64, s, move |p: u64, q: u64| (p ^ q) & m),
+                // A shift by the scalar: one amount, decided once, so the
+                // loop is a plain vector shift.
+                BinOp::Shl | BinOp::ShrL if scalar_is_right && s >= w => map::<u64>(x, |_| 0),
+                BinOp::Shl if scalar_is_right => map::<u64>(x, move |p| (p << s) & m),
+                BinOp::ShrL if scalar_is_right => map::<u64>(x, move |p| (p >> s) & m),
+                _ => return Ok(Err(x)),
+            }
+        }
+        (Data::S(_), Data::S(v)) => {
+            let s = v[0];
+            let (p, q) = if scalar_is_right { (0, s) } else { (s, 0) };
+            // Whether the op is defined on integers at all (`sbin` fails
+            // on the op, never on a value).
+            sbin(op, p, q, bits)?;
+            each!(i64, s, move |p: i64, q: i64| sbin(op, p, q, bits)
+                .unwrap_or(0))
+        }
+        (Data::F32(_), Data::F32(v)) => {
+            fbin32(op, 0.0, 0.0)?;
+            with_f32_op!(op, f => each!(f32, v[0], f))
+        }
+        (Data::F64(_), Data::F64(v)) => {
+            fbin64(op, 0.0, 0.0)?;
+            with_f64_op!(op, f => each!(f64, v[0], f))
+        }
+        (Data::F16(_), Data::F16(v)) => {
+            fbin32(op, 0.0, 0.0)?;
+            with_f32_op!(op, f => each_narrow::<f16>(x, v[0].widen(), scalar_is_right, f))
+        }
+        (Data::Bf16(_), Data::Bf16(v)) => {
+            fbin32(op, 0.0, 0.0)?;
+            with_f32_op!(op, f => each_narrow::<bf16>(x, v[0].widen(), scalar_is_right, f))
+        }
+        _ => return Ok(Err(x)),
+    }?))
+}
+
+/// `f(x[i], s)` (`f(s, x[i])` when `!scalar_is_right`) on f16 or bf16,
+/// in f32 and rounded back.
+fn each_narrow<T: Narrow + Elem>(
+    x: Operand<'_>,
+    s: f32,
+    scalar_is_right: bool,
+    f: impl Fn(f32, f32) -> f32 + Sync + Clone,
+) -> Result<Array> {
+    let g = move |p: f32| if scalar_is_right { f(p, s) } else { f(s, p) };
+    let h = g.clone();
+    apply::<T>(x, |v| narrow::map_in_place(v, g), |v| narrow::map(v, h))
+}
+
+/// The elements of one storage class of [`Data`].
+trait Elem: Copy + Send + Sync + Sized {
+    fn of(d: &Data) -> Option<&Vec<Self>>;
+    fn of_mut(d: &mut Data) -> Option<&mut Vec<Self>>;
+    fn wrap(v: Vec<Self>) -> Data;
+}
+
+macro_rules! elem {
+    ($t:ty, $variant:ident) => {
+        impl Elem for $t {
+            fn of(d: &Data) -> Option<&Vec<Self>> {
+                match d {
+                    Data::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn of_mut(d: &mut Data) -> Option<&mut Vec<Self>> {
+                match d {
+                    Data::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn wrap(v: Vec<Self>) -> Data {
+                Data::$variant(v)
+            }
+        }
+    };
+}
+
+elem!(u64, U);
+elem!(i64, S);
+elem!(f32, F32);
+elem!(f64, F64);
+elem!(f16, F16);
+elem!(bf16, Bf16);
+
+/// `f` on every element of `x`: in its own buffer when owned, else into a
+/// new one (on all cores when large).
+fn map<T: Elem>(x: Operand<'_>, f: impl Fn(T) -> T + Sync + Clone) -> Result<Array> {
+    let g = f.clone();
+    apply::<T>(
+        x,
+        |v| par::map_in_place(v, move |&p| f(p)),
+        |v| par::map(v, move |&p| g(p)),
+    )
+}
+
+/// `in_place` on `x`'s elements when it is owned, else `fresh` of them.
+fn apply<T: Elem>(
+    x: Operand<'_>,
+    in_place: impl FnOnce(&mut [T]),
+    fresh: impl FnOnce(&[T]) -> Vec<T>,
+) -> Result<Array> {
+    let wrong = || super::err("internal error: a splat's operand is not of its storage class");
+    match x {
+        Operand::Owned(mut a) => {
+            in_place(T::of_mut(&mut a.data).ok_or_else(wrong)?);
+            Ok(a)
+        }
+        Operand::Shared(a) => Ok(Array {
+            ty: a.ty,
+            dims: a.dims.clone(),
+            data: T::wrap(fresh(T::of(&a.data).ok_or_else(wrong)?)),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::convert::{from_f64_vec, to_bits};
+    use crate::interp::elementwise;
+    use crate::ir::PrimitiveType as T;
+
+    /// Each op on a scalar gives `binary` on the broadcast array, bit for
+    /// bit, the scalar on either side, the array owned or shared: every
+    /// type with a loop here, values around the edges (NaN, ±0, ±inf,
+    /// wrap-around, shift amounts past the width).
+    #[test]
+    fn scalar_operand_matches_the_broadcast() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.5,
+            7.0,
+            31.0,
+            32.0,
+            33.0,
+            64.0,
+            255.0,
+            65535.0,
+            1e9,
+            -3e9,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let ops = [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::Div,
+            BinOp::Rem,
+            BinOp::Max,
+            BinOp::Min,
+            BinOp::Pow,
+            BinOp::Atan2,
+            BinOp::And,
+            BinOp::Or,
+            BinOp::Xor,
+            BinOp::Shl,
+            BinOp::ShrL,
+            BinOp::ShrA,
+        ];
+        let mut compared = 0;
+        for ty in [
+            T::U8,
+            T::U32,
+            T::U64,
+            T::S8,
+            T::S32,
+            T::S64,
+            T::F16,
+            T::Bf16,
+            T::F32,
+            T::F64,
+        ] {
+            let float = ty.is_float();
+            let keep = |v: &f64| float || v.is_finite();
+            let xs: Vec<f64> = values.iter().copied().filter(keep).collect();
+            let make = |v: &[f64]| {
+                let v: Vec<f64> = if float {
+                    v.to_vec()
+                } else {
+                    v.iter().map(|x| x.abs().trunc()).collect()
+                };
+                Array::new(ty, vec![v.len()], from_f64_vec(ty, &v).unwrap()).unwrap()
+            };
+            let x = make(&xs);
+            for &sv in xs.iter() {
+                let s = Array {
+                    dims: vec![],
+                    ..make(&[sv])
+                };
+                let wide = make(&vec![sv; xs.len()]);
+                for op in ops {
+                    for right in [true, false] {
+                        let want = if right {
+                            elementwise::binary(op, &x, &wide)
+                        } else {
+                            elementwise::binary(op, &wide, &x)
+                        };
+                        for owned in [true, false] {
+                            let operand = if owned {
+                                Operand::Owned(x.clone())
+                            } else {
+                                Operand::Shared(&x)
+                            };
+                            let got = binary(op, operand, &s, right);
+                            let what =
+                                format!("{ty:?} {op:?} scalar {sv} right {right} owned {owned}");
+                            match (&want, got) {
+                                (Ok(w), Ok(Ok(g))) => {
+                                    assert_eq!(to_bits(&g), to_bits(w), "{what}");
+                                    compared += 1;
+                                }
+                                (Err(_), Err(_)) | (_, Ok(Err(_))) => {}
+                                (w, g) => {
+                                    panic!("{what}: {w:?} against {:?}", g.map(|r| r.is_ok()))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Most of the cases have a loop here (not only the fallback).
+        assert!(compared > 3000, "{compared} compared");
+    }
+}
