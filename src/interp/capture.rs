@@ -92,6 +92,17 @@ impl Capture {
         self.request.wanted.values().any(|m| m.contains_key(&id))
     }
 
+    /// Whether the value of instruction `id` of computation `cid` is kept
+    /// (whole or as its magnitude).
+    pub(crate) fn wants(&self, cid: CompId, id: InstrId) -> bool {
+        self.request.contains(cid, id)
+            || self
+                .request
+                .magnitudes
+                .get(&cid)
+                .is_some_and(|m| m.contains(&id))
+    }
+
     /// Called with each value of a computation [`Capture::begin`] wanted.
     pub(crate) fn offer(&self, cid: CompId, id: InstrId, v: &Value) -> Result<()> {
         if let Value::Array(a) = v {

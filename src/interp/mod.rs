@@ -497,13 +497,19 @@ impl<'m> Interpreter<'m> {
         let capture = self.capture.as_deref().filter(|c| c.begin(cid));
         let mut vals: Vec<Option<Value>> = vec![None; plan.slots];
         let mut remaining = plan.uses.clone();
-        // The values kept for a check are whole arrays, as the module has
-        // them: no broadcast is left as its scalar there.
-        let splat: &[bool] = if capture.is_some() { &[] } else { &plan.splat };
+        let splat = &plan.splat;
         for &id in &plan.order {
             let instr = comp.instr(id);
-            if splat.get(id.index()).copied().unwrap_or(false) {
+            if splat[id.index()] {
                 let scalar = vals[instr.operand(0).index()].clone();
+                // A value kept for a check is the whole array, as the
+                // module has it.
+                if let (Some(c), Some(s)) = (capture, &scalar) {
+                    if c.wants(cid, id) {
+                        let v = splat::materialize(instr, s).map_err(|e| e.locate(comp, instr))?;
+                        c.offer(cid, id, &v).map_err(|e| e.locate(comp, instr))?;
+                    }
+                }
                 vals[id.index()] = scalar;
                 release_operands(instr, &plan, &mut remaining, &mut vals);
                 continue;

@@ -352,4 +352,52 @@ mod tests {
         // Most of the cases have a loop here (not only the fallback).
         assert!(compared > 3000, "{compared} compared");
     }
+
+    /// In a module: a broadcast read only by elementwise ops is held as
+    /// its scalar, one also read by another op is made; the results are
+    /// those of the made broadcasts, and a check that keeps the broadcast
+    /// gets the whole array.
+    #[test]
+    fn a_module_reads_its_broadcasts_as_scalars() {
+        use crate::interp::capture::{Capture, CaptureRequest};
+        use crate::interp::{Interpreter, Plan, Value};
+        use std::rc::Rc;
+        let text = "HloModule m\n\nENTRY e {\n  x = f32[4] parameter(0)\n  \
+                    c = f32[] constant(2)\n  b = f32[4] broadcast(c), dimensions={}\n  \
+                    m = f32[4] multiply(x, b)\n  s = f32[4] subtract(b, m)\n  \
+                    k = f32[] constant(-1)\n  t = f32[4] broadcast(k), dimensions={}\n  \
+                    ROOT r = (f32[4], f32[4]) tuple(s, t)\n}\n";
+        let module = crate::text::parse_module(text, "m.hlo").expect("parses");
+        let comp = module.comp(module.entry());
+        let id = |name: &str| {
+            comp.sequence()
+                .find(|&i| &*comp.instr(i).name == name)
+                .expect("instruction")
+        };
+        let plan = Plan::of(comp, comp.root());
+        assert!(
+            plan.splat[id("b").index()],
+            "read only by multiply and subtract"
+        );
+        assert!(!plan.splat[id("t").index()], "read by the tuple");
+        let x = Array::new(T::F32, vec![4], Data::F32(vec![1.0, -0.5, 3.0, f32::NAN])).unwrap();
+        let mut request = CaptureRequest::default();
+        request.add(module.entry(), id("b"), vec![4]);
+        let capture = Rc::new(Capture::new(request));
+        let out = Interpreter::new(&module)
+            .with_capture(capture.clone())
+            .run(&[Value::array(x)])
+            .expect("evaluates");
+        let leaves = out.leaves();
+        let bits = |a: &Array| to_bits(a);
+        let s = Array::new(T::F32, vec![4], Data::F32(vec![0.0, 3.0, -4.0, f32::NAN])).unwrap();
+        assert_eq!(bits(&leaves[0]), bits(&s));
+        assert_eq!(leaves[1].data, Data::F32(vec![-1.0; 4]));
+        drop(out);
+        let kept = Rc::try_unwrap(capture).expect("one owner").into_values();
+        assert_eq!(
+            kept[&(module.entry(), id("b"))].data,
+            Data::F32(vec![2.0; 4])
+        );
+    }
 }
