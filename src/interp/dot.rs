@@ -439,9 +439,16 @@ fn batched_gemm<T: Send + Sync>(
     }
 }
 
+/// Products of at most this many multiply-adds are summed by
+/// [`small_product`]: the GEMM's set-up costs more than they do (its
+/// packing, and in its first call in a process, reading the CPU's cache
+/// sizes from some hundred files under /sys: 0.7 ms). Decided by the
+/// shape alone, so the bits do not depend on the thread count.
+const SMALL_PRODUCT: usize = 1 << 12;
+
 /// `C[m,n] = A[m,k] * B[k,n]`, row-major, by the `gemm` crate on the
-/// calling thread.
-fn gemm_dense<T: 'static + Copy + Default>(
+/// calling thread ([`small_product`] when small).
+fn gemm_dense<T: 'static + Fma>(
     (m, k, n): (usize, usize, usize),
     a: &[T],
     b: &[T],
@@ -456,6 +463,10 @@ fn gemm_dense<T: 'static + Copy + Default>(
         return;
     }
     assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+    if m.saturating_mul(n).saturating_mul(k) <= SMALL_PRODUCT {
+        small_product((m, k, n), a, b, c);
+        return;
+    }
     // SAFETY: the slices hold at least m*k, k*n and m*n elements (checked
     // above); the strides (column 1, row k or n) describe dense row-major
     // matrices inside them; `c` is borrowed mutably, so it overlaps
@@ -483,6 +494,39 @@ fn gemm_dense<T: 'static + Copy + Default>(
             false,
             gemm::Parallelism::None,
         );
+    }
+}
+
+/// `C[m,n] = A[m,k] * B[k,n]`, each element a chain of fused
+/// multiply-adds over k in order from 0, as the GEMM's kernels and XLA:CPU
+/// sum a short product (the same bits on the tests' convolutions).
+fn small_product<T: Fma>((m, k, n): (usize, usize, usize), a: &[T], b: &[T], c: &mut [T]) {
+    for (row, a_row) in c[..m * n].chunks_exact_mut(n).zip(a.chunks_exact(k)) {
+        row.fill(T::default());
+        for (&x, b_row) in a_row.iter().zip(b.chunks_exact(n)) {
+            for (acc, &y) in row.iter_mut().zip(b_row) {
+                *acc = x.fma(y, *acc);
+            }
+        }
+    }
+}
+
+/// A float the GEMM multiplies: `fma(a, b, c)` is `a * b + c` rounded once.
+trait Fma: Copy + Default {
+    fn fma(self, b: Self, c: Self) -> Self;
+}
+
+impl Fma for f32 {
+    #[inline]
+    fn fma(self, b: f32, c: f32) -> f32 {
+        self.mul_add(b, c)
+    }
+}
+
+impl Fma for f64 {
+    #[inline]
+    fn fma(self, b: f64, c: f64) -> f64 {
+        self.mul_add(b, c)
     }
 }
 
@@ -527,6 +571,33 @@ mod tests {
             batched_gemm((b, m, k, n), &x, &y, &mut got, gemm32);
             let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want), "{b}x{m}x{k}x{n}");
+        }
+    }
+
+    /// Small products, summed in a plain loop, and products just past the
+    /// bound, by the GEMM, give the exact products of small integers (no
+    /// rounding anywhere), empty k included.
+    #[test]
+    fn small_products_sum_like_the_gemm() {
+        for (m, k, n) in [
+            (1, 1, 1),
+            (3, 5, 7),
+            (16, 16, 16),
+            (16, 17, 16),
+            (2, 0, 3),
+            (1, 4096, 1),
+        ] {
+            let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+            let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+            let mut want = vec![0f32; m * n];
+            for i in 0..m {
+                for j in 0..n {
+                    want[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+                }
+            }
+            let mut got = vec![f32::NAN; m * n];
+            gemm32(m, k, n, &a, &b, &mut got);
+            assert_eq!(got, want, "{m}x{k}x{n}");
         }
     }
 
