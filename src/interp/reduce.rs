@@ -161,8 +161,23 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
             })?;
             super::complex::from_c128(x.ty, out)?
         }
+        (Data::F16(_) | Data::Bf16(_), _) => {
+            // Exact values in f64, one rounding (as below), the elements
+            // widened a block at a time.
+            fbin64(op, 0.0, 0.0)?;
+            let v = match &x.data {
+                Data::F16(v) => narrow::widen_all(v),
+                Data::Bf16(v) => narrow::widen_all(v),
+                _ => return Err(err("internal error: not a 16-bit float")),
+            };
+            let i = to_f64_vec(&init.data, init.ty)[0];
+            let out = with_f64_op!(op, f => rows(&v, r, |part| {
+                Ok(fold_rows(part, r, i, move |a: f64, b: f32| f(a, f64::from(b))))
+            }))?;
+            from_f64_vec(x.ty, &out)?
+        }
         _ => {
-            // f16, bf16, narrow floats: exact values, one rounding.
+            // The 8-bit floats: exact values, one rounding.
             let v = to_f64_vec(&x.data, x.ty);
             let i = to_f64_vec(&init.data, init.ty);
             let out = chunks(&v, r, |c| c.iter().try_fold(i[0], |a, &b| fbin64(op, a, b)))?;
@@ -1054,6 +1069,24 @@ mod tests {
                     };
                     assert_eq!(bits(got), bits(want), "{ty:?} {op:?} {r}x{nout}");
                 }
+            }
+        }
+        // The 16-bit floats' rows against their exact fold, one element at
+        // a time in f64.
+        for ty in [PrimitiveType::F16, PrimitiveType::Bf16] {
+            let x = case(ty, 37, 29);
+            for op in ops {
+                let v = to_f64_vec(&x.data, ty);
+                let want: Vec<f64> = v
+                    .chunks(29)
+                    .map(|c| c.iter().fold(0.25, |a, &b| fbin64(op, a, b).unwrap()))
+                    .collect();
+                let want = from_f64_vec(ty, &want).unwrap();
+                let got = fold_chunks(op, &x, &init(ty), 29).expect("folds");
+                let bits = |d: Data| {
+                    crate::interp::convert::to_bits(&Array::new(ty, vec![37], d).unwrap())
+                };
+                assert_eq!(bits(got), bits(want), "{ty:?} {op:?}");
             }
         }
         let x = case(PrimitiveType::F32, 4, 4);
