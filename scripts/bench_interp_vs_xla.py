@@ -51,7 +51,8 @@ LARGE = REPO / "tests/data/large/gpt48_fwd_f32.hlo"
 
 def default_modules():
     mods = [LARGE]
-    mods += sorted((REPO / "tests/data/frontend/jax").glob("*.hlo"))
+    for frontend in ("jax", "torch", "debuginfo"):
+        mods += sorted((REPO / "tests/data/frontend" / frontend).glob("*.hlo"))
     mods += sorted(p for p in (REPO / "tests/data/corpus").glob("*.hlo")
                    if ".opt." not in p.name and not p.name.endswith(".short.hlo"))
     return mods
