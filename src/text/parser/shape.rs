@@ -6,6 +6,31 @@ use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOU
 use crate::ir::PrimitiveType;
 use std::sync::Arc;
 
+/// The bytes that end an instruction's shape text outside brackets: a
+/// closing bracket, a blank or a comma.
+const SHAPE_ENDS_AT_TOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let ends = *b")]} \t\n\r,";
+    let mut k = 0;
+    while k < ends.len() {
+        table[ends[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
+
+/// How a byte of a shape text changes the bracket depth.
+const SHAPE_DEPTH_CHANGE: [i8; 256] = {
+    let mut table = [0i8; 256];
+    table[b'(' as usize] = 1;
+    table[b'[' as usize] = 1;
+    table[b'{' as usize] = 1;
+    table[b')' as usize] = -1;
+    table[b']' as usize] = -1;
+    table[b'}' as usize] = -1;
+    table
+};
+
 impl<'a> Parser<'a> {
     /// An instruction's shape, with default layouts filled in. Modules
     /// repeat a few shapes many times: each distinct text is parsed once.
@@ -14,14 +39,13 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let mut end = start;
         let mut depth = 0usize;
+        // Table lookups instead of a `match` per byte: the match compiled to
+        // a jump table whose mispredictions were half of this function.
         while let Some(&c) = self.b.get(end) {
-            match c {
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' if depth == 0 => break,
-                b')' | b']' | b'}' => depth -= 1,
-                b' ' | b'\t' | b'\n' | b'\r' | b',' if depth == 0 => break,
-                _ => {}
+            if depth == 0 && SHAPE_ENDS_AT_TOP[usize::from(c)] {
+                break;
             }
+            depth = depth.wrapping_add_signed(isize::from(SHAPE_DEPTH_CHANGE[usize::from(c)]));
             end += 1;
         }
         let key = &self.text[start..end];
