@@ -101,20 +101,29 @@ pub fn zip<T: Narrow>(x: &[T], y: &[T], f: impl Fn(f32, f32) -> f32 + Sync + Clo
 
 /// Every element widened to f32 (exact), on all cores when large.
 pub fn widen_all<T: Narrow>(x: &[T]) -> Vec<f32> {
-    let mut out = vec![0f32; x.len()];
-    par::for_chunks(&mut out, 1, |start, chunk| {
-        T::widen_block(&x[start..start + chunk.len()], chunk)
-    });
-    out
+    convert_all(x, 0.0, T::widen_block)
 }
 
 /// Every element rounded to `T`, on all cores when large.
 pub fn narrow_all<T: Narrow + Default>(x: &[f32]) -> Vec<T> {
-    let mut out = vec![T::default(); x.len()];
-    par::for_chunks(&mut out, 1, |start, chunk| {
-        T::narrow_block(&x[start..start + chunk.len()], chunk)
-    });
-    out
+    convert_all(x, T::default(), T::narrow_block)
+}
+
+/// `convert` of `x` a block at a time, through a block on the stack into
+/// the result's spare capacity: no pass of zeros over the result first.
+fn convert_all<A: Sync, B: Copy + Send + Sync>(
+    x: &[A],
+    zero: B,
+    convert: fn(&[A], &mut [B]),
+) -> Vec<B> {
+    par::collect_chunks(x.len(), 1, x.len() >= par::MIN_PARALLEL, |start, sink| {
+        let mut block = [zero; BLOCK];
+        for src in x[start..start + sink.room()].chunks(BLOCK) {
+            let block = &mut block[..src.len()];
+            convert(src, block);
+            sink.extend_from_slice(block);
+        }
+    })
 }
 
 #[cfg(test)]
@@ -145,7 +154,7 @@ mod tests {
             .map(|p| f16::from_f32(g(p.widen())).to_bits())
             .collect();
         assert_eq!(bits(map(&all, g)), one);
-        for n in [0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 7] {
+        for n in [0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 7, par::MIN_PARALLEL + 3] {
             let x: Vec<bf16> = (0..n)
                 .map(|i| bf16::from_f32(i as f32 * 0.37 - 9.0))
                 .collect();
