@@ -636,7 +636,8 @@ impl<'m> Interpreter<'m> {
                 match splat::binary(op, x, &s, k == 0)? {
                     Ok(r) => {
                         let v = Value::array(r);
-                        self.tick(instruction_work(&[value_of(scalar)?], &v).saturating_mul(2))?;
+                        // The array operand's elements read, and the result's written.
+                        self.tick(instruction_work(&[&v], &v))?;
                         return Ok(v);
                     }
                     Err(splat::Operand::Owned(arr)) => owned = Some((k, arr)),

@@ -154,7 +154,15 @@ mod tests {
             .map(|p| f16::from_f32(g(p.widen())).to_bits())
             .collect();
         assert_eq!(bits(map(&all, g)), one);
-        for n in [0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 7, par::MIN_PARALLEL + 3] {
+        for n in [
+            0,
+            1,
+            BLOCK - 1,
+            BLOCK,
+            BLOCK + 1,
+            3 * BLOCK + 7,
+            par::MIN_PARALLEL + 3,
+        ] {
             let x: Vec<bf16> = (0..n)
                 .map(|i| bf16::from_f32(i as f32 * 0.37 - 9.0))
                 .collect();
