@@ -5,31 +5,52 @@
 use super::elementwise::{ubin, BinOp};
 use super::{par, Result};
 
+/// Binds `$f` to `op` on two elements of a `$bits`-bit unsigned type, as
+/// [`ubin`] computes it, for the ops with a plain loop (the op chosen once,
+/// outside the loop `$body` runs); `$other` for the rest.
+macro_rules! with_u_op {
+    ($op:expr, $bits:expr, $f:ident => $body:expr, _ => $other:expr) => {{
+        use $crate::interp::elementwise::BinOp;
+        let bits: u32 = $bits;
+        let m = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let w = u64::from(bits);
+        macro_rules! bind {
+            (|$p:ident, $q:ident| $e:expr) => {{
+                let $f = move |$p: u64, $q: u64| $e;
+                $body
+            }};
+        }
+        match $op {
+            BinOp::Add => bind!(|p, q| p.wrapping_add(q) & m),
+            BinOp::Sub => bind!(|p, q| p.wrapping_sub(q) & m),
+            BinOp::Mul => bind!(|p, q| p.wrapping_mul(q) & m),
+            BinOp::Max => bind!(|p, q| p.max(q) & m),
+            BinOp::Min => bind!(|p, q| p.min(q) & m),
+            BinOp::And => bind!(|p, q| p & q & m),
+            BinOp::Or => bind!(|p, q| (p | q) & m),
+            BinOp::Xor => bind!(|p, q| (p ^ q) & m),
+            BinOp::Shl => bind!(|p, q| if q >= w { 0 } else { (p << q) & m }),
+            BinOp::ShrL => bind!(|p, q| if q >= w { 0 } else { (p >> q) & m }),
+            _ => $other,
+        }
+    }};
+}
+
+pub(crate) use with_u_op;
+
 /// `x op y` on the elements of a `bits`-bit unsigned type.
 pub fn binary_u(op: BinOp, x: &[u64], y: &[u64], bits: u32) -> Result<Vec<u64>> {
-    let m = if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let w = u64::from(bits);
-    Ok(match op {
-        BinOp::Add => par::zip(x, y, move |&p, &q| p.wrapping_add(q) & m),
-        BinOp::Sub => par::zip(x, y, move |&p, &q| p.wrapping_sub(q) & m),
-        BinOp::Mul => par::zip(x, y, move |&p, &q| p.wrapping_mul(q) & m),
-        BinOp::Max => par::zip(x, y, move |&p, &q| p.max(q) & m),
-        BinOp::Min => par::zip(x, y, move |&p, &q| p.min(q) & m),
-        BinOp::And => par::zip(x, y, move |&p, &q| p & q & m),
-        BinOp::Or => par::zip(x, y, move |&p, &q| (p | q) & m),
-        BinOp::Xor => par::zip(x, y, move |&p, &q| (p ^ q) & m),
-        BinOp::Shl => par::zip(x, y, move |&p, &q| if q >= w { 0 } else { (p << q) & m }),
-        BinOp::ShrL => par::zip(x, y, move |&p, &q| if q >= w { 0 } else { (p >> q) & m }),
-        _ => x
-            .iter()
-            .zip(y)
-            .map(|(&p, &q)| ubin(op, p, q, bits))
-            .collect::<Result<_>>()?,
-    })
+    Ok(
+        with_u_op!(op, bits, f => par::zip(x, y, move |&p, &q| f(p, q)), _ => x
+        .iter()
+        .zip(y)
+        .map(|(&p, &q)| ubin(op, p, q, bits))
+        .collect::<Result<_>>()?),
+    )
 }
 
 /// The one value every element of `v` has, if so (a pass without an
@@ -49,15 +70,6 @@ pub fn binary_u_in_place(op: BinOp, x: &mut [u64], y: &[u64], bits: u32, x_is_le
         (1u64 << bits) - 1
     };
     let w = u64::from(bits);
-    macro_rules! run {
-        (|$p:ident, $q:ident| $e:expr) => {
-            if x_is_left {
-                par::zip_in_place(x, y, move |&$p, &$q| $e)
-            } else {
-                par::zip_in_place(x, y, move |&$q, &$p| $e)
-            }
-        };
-    }
     // Shifts by one amount for every element (a threefry round's rotation:
     // a broadcast constant) shift by a scalar, which vectorises; a shift
     // per element does not on x86-64's baseline.
@@ -82,19 +94,13 @@ pub fn binary_u_in_place(op: BinOp, x: &mut [u64], y: &[u64], bits: u32, x_is_le
             return true;
         }
     }
-    match op {
-        BinOp::Add => run!(|p, q| p.wrapping_add(q) & m),
-        BinOp::Sub => run!(|p, q| p.wrapping_sub(q) & m),
-        BinOp::Mul => run!(|p, q| p.wrapping_mul(q) & m),
-        BinOp::Max => run!(|p, q| p.max(q) & m),
-        BinOp::Min => run!(|p, q| p.min(q) & m),
-        BinOp::And => run!(|p, q| p & q & m),
-        BinOp::Or => run!(|p, q| (p | q) & m),
-        BinOp::Xor => run!(|p, q| (p ^ q) & m),
-        BinOp::Shl => run!(|p, q| if q >= w { 0 } else { (p << q) & m }),
-        BinOp::ShrL => run!(|p, q| if q >= w { 0 } else { (p >> q) & m }),
-        _ => return false,
-    }
+    with_u_op!(op, bits, f => {
+        if x_is_left {
+            par::zip_in_place(x, y, move |&p, &q| f(p, q))
+        } else {
+            par::zip_in_place(x, y, move |&q, &p| f(p, q))
+        }
+    }, _ => return false);
     true
 }
 

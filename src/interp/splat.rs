@@ -13,6 +13,7 @@
 
 use super::array::{shape_dims, Array, Data, Value};
 use super::elementwise::{fbin32, fbin64, sbin, with_f32_op, with_f64_op, BinOp};
+use super::intbin::with_u_op;
 use super::narrow::{self, Narrow};
 use super::{par, shape_ops, Result};
 use crate::ir::{Computation, InstrId, Instruction, Opcode};
@@ -106,27 +107,20 @@ pub(crate) fn binary<'a>(
     Ok(Ok(match (&a.data, &s.data) {
         (Data::U(_), Data::U(v)) => {
             let s = v[0];
-            let m = if bits >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << bits) - 1
-            };
             let w = u64::from(bits);
             match op {
-                BinOp::Add => each!(u64, s, move |p: u64, q: u64| p.wrapping_add(q) & m),
-                BinOp::Sub => each!(u64, s, move |p: u64, q: u64| p.wrapping_sub(q) & m),
-                BinOp::Mul => each!(u64, s, move |p: u64, q: u64| p.wrapping_mul(q) & m),
-                BinOp::Max => each!(u64, s, move |p: u64, q: u64| p.max(q) & m),
-                BinOp::Min => each!(u64, s, move |p: u64, q: u64| p.min(q) & m),
-                BinOp::And => each!(u64, s, move |p: u64, q: u64| p & q & m),
-                BinOp::Or => each!(u64, s, move |p: u64, q: u64| (p | q) & m),
-                BinOp::Xor => each!(u64, s, move |p: u64, q: u64| (p ^ q) & m),
                 // A shift by the scalar: one amount, decided once, so the
                 // loop is a plain vector shift.
                 BinOp::Shl | BinOp::ShrL if scalar_is_right && s >= w => map::<u64>(x, |_| 0),
-                BinOp::Shl if scalar_is_right => map::<u64>(x, move |p| (p << s) & m),
-                BinOp::ShrL if scalar_is_right => map::<u64>(x, move |p| (p >> s) & m),
-                _ => return Ok(Err(x)),
+                BinOp::Shl | BinOp::ShrL if scalar_is_right => {
+                    let m = u64::MAX >> (64 - bits.clamp(1, 64));
+                    if op == BinOp::Shl {
+                        map::<u64>(x, move |p| (p << s) & m)
+                    } else {
+                        map::<u64>(x, move |p| (p >> s) & m)
+                    }
+                }
+                _ => with_u_op!(op, bits, f => each!(u64, s, f), _ => return Ok(Err(x))),
             }
         }
         (Data::S(_), Data::S(v)) => {
