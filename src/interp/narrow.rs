@@ -104,6 +104,17 @@ pub fn widen_all<T: Narrow>(x: &[T]) -> Vec<f32> {
     convert_all(x, 0.0, T::widen_block)
 }
 
+/// The elements of f16 or bf16 data widened to f32 (None for any other
+/// storage class).
+pub fn widen_data(d: &super::array::Data) -> Option<Vec<f32>> {
+    use super::array::Data;
+    match d {
+        Data::F16(v) => Some(widen_all(v)),
+        Data::Bf16(v) => Some(widen_all(v)),
+        _ => None,
+    }
+}
+
 /// Every element rounded to `T`, on all cores when large.
 pub fn narrow_all<T: Narrow + Default>(x: &[f32]) -> Vec<T> {
     convert_all(x, T::default(), T::narrow_block)

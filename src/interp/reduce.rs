@@ -165,11 +165,8 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
             // Exact values in f64, one rounding (as below), the elements
             // widened a block at a time.
             fbin64(op, 0.0, 0.0)?;
-            let v = match &x.data {
-                Data::F16(v) => narrow::widen_all(v),
-                Data::Bf16(v) => narrow::widen_all(v),
-                _ => return Err(err("internal error: not a 16-bit float")),
-            };
+            let v = narrow::widen_data(&x.data)
+                .ok_or_else(|| err("internal error: not a 16-bit float"))?;
             let i = to_f64_vec(&init.data, init.ty)[0];
             let out = with_f64_op!(op, f => rows(&v, r, |part| {
                 Ok(fold_rows(part, r, i, move |a: f64, b: f32| f(a, f64::from(b))))
@@ -219,10 +216,8 @@ fn fold_leading(op: BinOp, x: &Array, init: &Array, nout: usize) -> Result<Optio
         (Data::F16(_) | Data::Bf16(_), _) => {
             // Exact values in f64, one rounding, as `fold_chunks`.
             fbin64(op, 0.0, 0.0)?;
-            let v = match &x.data {
-                Data::F16(v) => narrow::widen_all(v),
-                Data::Bf16(v) => narrow::widen_all(v),
-                _ => return Ok(None),
+            let Some(v) = narrow::widen_data(&x.data) else {
+                return Ok(None);
             };
             let i = to_f64_vec(&init.data, init.ty);
             let acc = with_f64_op!(op, f => {

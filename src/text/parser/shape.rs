@@ -1,6 +1,7 @@
 //! Shapes (`f32[2,<=3]{1,0}`, tuples, `token[]`) and their layouts, with
 //! the layout's extras (tiles, memory space, element size, ...).
 
+use super::tokens::byte_set;
 use super::{PResult, Parser};
 use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOUNDED_DIM};
 use crate::ir::PrimitiveType;
@@ -8,16 +9,7 @@ use std::sync::Arc;
 
 /// The bytes that end an instruction's shape text outside brackets: a
 /// closing bracket, a blank or a comma.
-const SHAPE_ENDS_AT_TOP: [bool; 256] = {
-    let mut table = [false; 256];
-    let ends = *b")]} \t\n\r,";
-    let mut k = 0;
-    while k < ends.len() {
-        table[ends[k] as usize] = true;
-        k += 1;
-    }
-    table
-};
+const SHAPE_ENDS_AT_TOP: [bool; 256] = byte_set(b")]} \t\n\r,");
 
 /// How a byte of a shape text changes the bracket depth.
 const SHAPE_DEPTH_CHANGE: [i8; 256] = {

@@ -10,16 +10,18 @@ use crate::text::number::c_unescape;
 
 /// The bytes [`Parser::raw_value`] looks at; it skips the others in one
 /// scan.
-const RAW_VALUE_STOPS: [bool; 256] = {
+const RAW_VALUE_STOPS: [bool; 256] = byte_set(b"\"{[(}]),\n\r");
+
+/// A table of the bytes in `bytes`, for one lookup per byte in a scan.
+pub(super) const fn byte_set(bytes: &[u8]) -> [bool; 256] {
     let mut table = [false; 256];
-    let stops = *b"\"{[(}]),\n\r";
     let mut k = 0;
-    while k < stops.len() {
-        table[stops[k] as usize] = true;
+    while k < bytes.len() {
+        table[bytes[k] as usize] = true;
         k += 1;
     }
     table
-};
+}
 
 impl<'a> Parser<'a> {
     /// `s`, a slice of the input, as a string of the module.
