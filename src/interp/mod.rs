@@ -27,6 +27,7 @@ pub mod batchnorm;
 pub mod budget;
 pub mod cancel;
 pub mod capture;
+mod chain;
 pub mod collective;
 pub mod compare;
 pub mod complex;
@@ -218,6 +219,8 @@ pub(crate) struct Plan {
     /// Per instruction slot: a broadcast of a scalar whose users read the
     /// scalar ([`splat`]); its slot holds the scalar.
     splat: Vec<bool>,
+    /// Chains of unsigned elementwise ops evaluated together ([`chain`]).
+    chains: chain::Chains,
     root: InstrId,
 }
 
@@ -248,11 +251,13 @@ impl Plan {
             }
         }
         let splat = splat::splats(comp, &order, root, slots);
+        let chains = chain::find(comp, &order, root, &splat, slots);
         Plan {
             order,
             uses,
             slots,
             splat,
+            chains,
             root,
         }
     }
@@ -500,6 +505,13 @@ impl<'m> Interpreter<'m> {
         let splat = &plan.splat;
         for &id in &plan.order {
             let instr = comp.instr(id);
+            if let Some(group) = plan.chains.group(id) {
+                // A member is evaluated with the group, at its last member.
+                if id == group.last() {
+                    self.eval_chain(comp, group, &plan, &mut remaining, &mut vals, capture, cid)?;
+                }
+                continue;
+            }
             if splat[id.index()] {
                 let scalar = vals[instr.operand(0).index()].clone();
                 // A value kept for a check is the whole array, as the
@@ -533,6 +545,39 @@ impl<'m> Interpreter<'m> {
         vals[plan.root.index()]
             .take()
             .ok_or_else(|| err("internal error: root not evaluated"))
+    }
+
+    /// Evaluates the members of `group` a block at a time ([`chain`]),
+    /// keeping those read outside it (or captured) in `vals`.
+    #[allow(clippy::too_many_arguments)]
+    fn eval_chain(
+        &self,
+        comp: &Computation,
+        group: &chain::Group,
+        plan: &Plan,
+        remaining: &mut [u32],
+        vals: &mut [Option<Value>],
+        capture: Option<&capture::Capture>,
+        cid: CompId,
+    ) -> Result<()> {
+        let last = comp.instr(group.last());
+        for &m in &group.members {
+            probe_result(comp, comp.instr(m)).map_err(|e| e.locate(comp, last))?;
+        }
+        let wanted = |m| capture.is_some_and(|c| c.wants(cid, m));
+        let made = chain::eval(group, vals, wanted).map_err(|e| e.locate(comp, last))?;
+        for (m, v) in made {
+            if let Some(c) = capture {
+                let instr = comp.instr(m);
+                c.offer(cid, m, &v).map_err(|e| e.locate(comp, instr))?;
+            }
+            vals[m.index()] = Some(v);
+        }
+        self.tick(group.work())?;
+        for &m in &group.members {
+            release_operands(comp.instr(m), plan, remaining, vals);
+        }
+        Ok(())
     }
 
     /// Evaluates `instr` on its operands' values in `vals` (and `owned`,

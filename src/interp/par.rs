@@ -79,6 +79,27 @@ pub fn for_chunks_if<T: Send>(
     });
 }
 
+/// `f(part)` for every part, the parts on all cores (the last on the
+/// calling thread).
+pub fn each<P: Send>(parts: Vec<P>, f: impl Fn(P) + Sync) {
+    let pool = if parts.len() > 1 { pool() } else { None };
+    let Some(pool) = pool else {
+        parts.into_iter().for_each(f);
+        return;
+    };
+    pool.in_place_scope(|s| {
+        let f = &f;
+        let mut parts = parts.into_iter();
+        let last = parts.next_back();
+        for p in parts {
+            s.spawn(move |_| f(p));
+        }
+        if let Some(p) = last {
+            f(p);
+        }
+    });
+}
+
 /// Starts the loop pool's threads now, not in the first large loop.
 pub fn start_pool() {
     if threads() > 1 {
