@@ -444,8 +444,43 @@ pub(crate) fn eval(
 }
 
 /// Runs `program` on elements `start..end`, a block at a time, in `T`;
-/// `outs` holds those elements of each output.
+/// `outs` holds those elements of each output. With AVX2 where the CPU
+/// has it: the blocks are in cache, so twice the lanes is nearly twice
+/// the speed.
 fn run<T: Word>(
+    program: &[Resolved<'_>],
+    slots: usize,
+    bits: u32,
+    start: usize,
+    end: usize,
+    outs: &mut [&mut [u64]],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: `run_avx2` only needs the CPU to have AVX2, which was
+        // just checked; everything else about it is safe code.
+        unsafe { run_avx2::<T>(program, slots, bits, start, end, outs) };
+        return;
+    }
+    run_blocks::<T>(program, slots, bits, start, end, outs)
+}
+
+/// [`run_blocks`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn run_avx2<T: Word>(
+    program: &[Resolved<'_>],
+    slots: usize,
+    bits: u32,
+    start: usize,
+    end: usize,
+    outs: &mut [&mut [u64]],
+) {
+    run_blocks::<T>(program, slots, bits, start, end, outs)
+}
+
+#[inline(always)]
+fn run_blocks<T: Word>(
     program: &[Resolved<'_>],
     slots: usize,
     bits: u32,
@@ -538,6 +573,7 @@ macro_rules! word {
                 u64::from(self)
             }
 
+            #[inline(always)]
             fn apply(op: BinOp, bits: u32, lhs: Side<'_, $t>, rhs: Side<'_, $t>, out: &mut [$t]) {
                 if bits >= <$t>::BITS {
                     word!(@ops $t, <$t>::BITS, |x| x, op, lhs, rhs, out)
