@@ -19,6 +19,7 @@
 
 use super::array::{Array, Data, Value};
 use super::elementwise::BinOp;
+use super::splat::Pattern;
 use super::{err, par, Result};
 use crate::ir::{Computation, InstrId, PrimitiveType};
 use crate::util::FxMap;
@@ -121,10 +122,15 @@ pub(crate) fn find(
     for (i, &id) in order.iter().enumerate() {
         pos[id.index()] = i;
     }
-    let is_splat = |o: InstrId| splat.get(o.index()).copied().unwrap_or(false);
+    // Splats of a scalar are read as the scalar; a row or column splat's
+    // slot holds a smaller array, which a chain does not read.
+    let any_splat = |o: InstrId| splat.get(o.index()).copied().unwrap_or(false);
+    let is_splat = |o: InstrId| {
+        any_splat(o) && super::splat::pattern(comp, comp.instr(o)) == Some(Pattern::Scalar)
+    };
     let mut candidate = vec![false; slots];
     for &id in order {
-        candidate[id.index()] = can_chain(comp, id, &is_splat);
+        candidate[id.index()] = can_chain(comp, id, &is_splat, &any_splat);
     }
     if candidate.iter().filter(|&&c| c).count() < 2 {
         return Chains::default();
@@ -213,7 +219,12 @@ pub(crate) fn find(
 /// Whether `id` can be a member: an op with a loop here on unsigned
 /// arrays of at least [`MIN_ELEMENTS`], whose operands are scalar splats
 /// or arrays of its shape.
-fn can_chain(comp: &Computation, id: InstrId, is_splat: &impl Fn(InstrId) -> bool) -> bool {
+fn can_chain(
+    comp: &Computation,
+    id: InstrId,
+    is_splat: &impl Fn(InstrId) -> bool,
+    any_splat: &impl Fn(InstrId) -> bool,
+) -> bool {
     let instr = comp.instr(id);
     let Some(op) = BinOp::from_opcode(instr.opcode) else {
         return false;
@@ -232,11 +243,10 @@ fn can_chain(comp: &Computation, id: InstrId, is_splat: &impl Fn(InstrId) -> boo
         && instr.operands().len() == 2
         && instr.operands().iter().all(|&o| {
             is_splat(o)
-                || comp
-                    .instr(o)
-                    .shape
-                    .as_array()
-                    .is_some_and(|a| a.element_type == shape.element_type && a.dims == shape.dims)
+                || !any_splat(o)
+                    && comp.instr(o).shape.as_array().is_some_and(|a| {
+                        a.element_type == shape.element_type && a.dims == shape.dims
+                    })
         })
 }
 

@@ -678,7 +678,9 @@ impl<'m> Interpreter<'m> {
                     }
                 };
                 let s = value_of(scalar)?.as_array()?.clone();
-                match splat::binary(op, x, &s, k == 0)? {
+                let pattern = splat::pattern(comp, comp.instr(scalar))
+                    .ok_or_else(|| err("internal error: a splat is not a broadcast"))?;
+                match splat::binary(op, x, &s, pattern, k == 0)? {
                     Ok(r) => {
                         let v = Value::array(r);
                         // The array operand's elements read, and the result's written.

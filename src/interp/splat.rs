@@ -1,22 +1,43 @@
-//! Broadcasts of a scalar read as the scalar: `add(x, broadcast(c))` is
-//! `x[i] + c` for every i, with no array of copies of `c` written and read
-//! back. JAX writes one such broadcast for nearly every scalar operand (73
-//! in a threefry dropout mask, each as large as the mask), so making them
-//! costs as much as the arithmetic they feed.
+//! Broadcasts read in place of the array they make: `add(x, broadcast(c))`
+//! is `x[i] + c` for every i, with no array of copies of `c` written and
+//! read back. JAX writes one such broadcast for nearly every scalar operand
+//! (73 in a threefry dropout mask, each as large as the mask), so making
+//! them costs as much as the arithmetic they feed. The same holds for the
+//! two broadcasts of a smaller array that models are full of: a value per
+//! row (softmax's `x - max` and `e / sum`: the operand fills the leading
+//! dimensions, each element repeated over the trailing ones) and a value
+//! per column (a bias, a layer norm's scale: the operand fills the
+//! trailing dimensions, the whole of it repeated).
 //!
-//! The evaluator's plan marks a broadcast of a scalar whose every user is
-//! an elementwise binary op ([`splats`]); its slot then holds the scalar,
-//! and each user computes [`binary`] on it. A user this file has no loop
-//! for (a type or an op it leaves out, or both operands such broadcasts)
-//! gets the broadcast made after all ([`materialize`]), so every user
-//! still works, only slower.
+//! The evaluator's plan marks such a broadcast when every user is an
+//! elementwise binary op ([`splats`]); its slot then holds the broadcast's
+//! operand, and each user computes [`binary`] on it. A user this file has
+//! no loop for (a type or an op it leaves out, or both operands such
+//! broadcasts) gets the broadcast made after all ([`materialize`]), so
+//! every user still works, only slower.
 
 use super::array::{shape_dims, Array, Data, Value};
 use super::elementwise::{fbin32, fbin64, sbin, with_f32_op, with_f64_op, BinOp};
 use super::intbin::with_u_op;
 use super::narrow::{self, Narrow};
 use super::{par, shape_ops, Result};
-use crate::ir::{Computation, InstrId, Instruction, Opcode};
+use crate::ir::{Computation, InstrId, Instruction, Opcode, PrimitiveType};
+
+/// Rows or columns shorter than this are made as a broadcast: a loop per
+/// row would cost more than the copies.
+const MIN_RUN: usize = 8;
+
+/// How a broadcast's operand fills its result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Pattern {
+    /// One value everywhere.
+    Scalar,
+    /// The operand's elements each repeated over a run of this many
+    /// (the operand fills the leading dimensions).
+    Rows(usize),
+    /// The whole operand repeated (it fills the trailing dimensions).
+    Columns,
+}
 use half::{bf16, f16};
 
 /// Per instruction slot of `comp`: whether the instruction is a broadcast
@@ -30,7 +51,7 @@ pub(crate) fn splats(
 ) -> Vec<bool> {
     let mut splat = vec![false; slots];
     for &id in order {
-        splat[id.index()] = id != root && is_scalar_broadcast(comp, comp.instr(id));
+        splat[id.index()] = id != root && pattern(comp, comp.instr(id)).is_some();
     }
     for &id in order {
         let instr = comp.instr(id);
@@ -43,24 +64,50 @@ pub(crate) fn splats(
     splat
 }
 
-/// A broadcast whose operand is a scalar array (and so adds every
-/// dimension: no `dimensions` to map).
-fn is_scalar_broadcast(comp: &Computation, instr: &Instruction) -> bool {
-    instr.opcode == Opcode::Broadcast
-        && instr.shape.as_array().is_some()
-        && instr.dimensions().is_none_or(|d| d.is_empty())
-        && instr.operands().len() == 1
-        && comp
-            .instr(instr.operand(0))
-            .shape
-            .as_array()
-            .is_some_and(|a| a.dims.is_empty())
+/// How broadcast `instr` fills its result, when it is one of the kinds
+/// read in place (and its runs are not too short to be worth it).
+pub(crate) fn pattern(comp: &Computation, instr: &Instruction) -> Option<Pattern> {
+    if instr.opcode != Opcode::Broadcast || instr.operands().len() != 1 {
+        return None;
+    }
+    let out = instr.shape.as_array()?;
+    let operand = comp.instr(instr.operand(0)).shape.as_array()?;
+    let dims = instr.dimensions().unwrap_or(&[]);
+    let (r, k) = (out.dims.len(), operand.dims.len());
+    if k == 0 {
+        return dims.is_empty().then_some(Pattern::Scalar);
+    }
+    // The types `runs` has loops for.
+    let looped = out.element_type.is_unsigned_int()
+        || out.element_type.is_signed_int()
+        || matches!(out.element_type, PrimitiveType::F32 | PrimitiveType::F64);
+    if !looped || k >= r || dims.len() != k || out.dynamic.iter().any(|&d| d) {
+        return None;
+    }
+    let run = |ds: &[i64]| {
+        ds.iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(usize::try_from(d).ok()?))
+    };
+    let leading = dims.iter().enumerate().all(|(i, &d)| d == i as i64);
+    let trailing = dims
+        .iter()
+        .enumerate()
+        .all(|(i, &d)| d == (r - k + i) as i64);
+    if leading && operand.dims[..] == out.dims[..k] {
+        let inner = run(&out.dims[k..])?;
+        return (inner >= MIN_RUN).then_some(Pattern::Rows(inner));
+    }
+    if trailing && operand.dims[..] == out.dims[r - k..] {
+        return (run(&operand.dims)? >= MIN_RUN).then_some(Pattern::Columns);
+    }
+    None
 }
 
-/// The broadcast `splat` (whose slot holds `scalar`) made as an array.
-pub(crate) fn materialize(splat: &Instruction, scalar: &Value) -> Result<Value> {
+/// The broadcast `splat` (whose slot holds its operand) made as an array.
+pub(crate) fn materialize(splat: &Instruction, operand: &Value) -> Result<Value> {
     let dims = shape_dims(&splat.shape)?;
-    shape_ops::broadcast(scalar.as_array()?, &dims, &[]).map(Value::array)
+    let mapped = splat.dimensions().unwrap_or(&[]);
+    shape_ops::broadcast(operand.as_array()?, &dims, mapped).map(Value::array)
 }
 
 /// An elementwise op's array operand: its own buffer (its last use, which
@@ -79,18 +126,29 @@ impl Operand<'_> {
     }
 }
 
-/// `x op s` (`s op x` when `!scalar_is_right`) for the scalar array `s`,
-/// element by element as [`super::elementwise::binary`] computes `x op
-/// broadcast(s)`; `Err(x)` back for a type or op without a loop here.
+/// `x op b` (`b op x` when `!scalar_is_right`) for `b` the broadcast of
+/// `s` by `pattern`, element by element as [`super::elementwise::binary`]
+/// computes it; `Err(x)` back for a type or op without a loop here.
 pub(crate) fn binary<'a>(
     op: BinOp,
     x: Operand<'a>,
     s: &Array,
+    pattern: Pattern,
     scalar_is_right: bool,
 ) -> Result<std::result::Result<Array, Operand<'a>>> {
     let a = x.array();
-    if s.len() != 1 || s.ty != a.ty {
+    if s.ty != a.ty || s.is_empty() {
         return Ok(Err(x));
+    }
+    match pattern {
+        Pattern::Scalar if s.len() == 1 => {}
+        Pattern::Rows(inner) if s.len().checked_mul(inner) == Some(a.len()) => {
+            return runs(op, x, s, Runs::Rows(inner), scalar_is_right);
+        }
+        Pattern::Columns if a.len() % s.len() == 0 => {
+            return runs(op, x, s, Runs::Columns, scalar_is_right);
+        }
+        _ => return Ok(Err(x)),
     }
     let bits = a.ty.bit_width();
     // `$f(p, q)` with p the left operand, as the ops are written.
@@ -150,6 +208,114 @@ pub(crate) fn binary<'a>(
         }
         _ => return Ok(Err(x)),
     }?))
+}
+
+/// How the operand of a row or column broadcast is read.
+#[derive(Clone, Copy)]
+enum Runs {
+    Rows(usize),
+    Columns,
+}
+
+/// [`binary`] for a broadcast by rows or by columns, on the types with a
+/// loop here (the 16-bit floats are left to the general evaluator).
+fn runs<'a>(
+    op: BinOp,
+    x: Operand<'a>,
+    s: &Array,
+    runs: Runs,
+    scalar_is_right: bool,
+) -> Result<std::result::Result<Array, Operand<'a>>> {
+    let bits = x.array().ty.bit_width();
+    // `$f(p, q)` with p the left operand, as the ops are written.
+    macro_rules! each {
+        ($ty:ty, $v:expr, $f:expr) => {{
+            let f = $f;
+            if scalar_is_right {
+                map_runs::<$ty>(x, $v, runs, move |p, q| f(p, q))
+            } else {
+                map_runs::<$ty>(x, $v, runs, move |p, q| f(q, p))
+            }
+        }};
+    }
+    Ok(Ok(match (&x.array().data, &s.data) {
+        (Data::U(_), Data::U(v)) => {
+            with_u_op!(op, bits, f => each!(u64, v, f), _ => return Ok(Err(x)))
+        }
+        (Data::S(_), Data::S(v)) => {
+            // Whether the op is defined on integers at all (`sbin` fails
+            // on the op, never on a value).
+            sbin(op, 0, 1, bits)?;
+            each!(i64, v, move |p: i64, q: i64| sbin(op, p, q, bits)
+                .unwrap_or(0))
+        }
+        (Data::F32(_), Data::F32(v)) => {
+            fbin32(op, 0.0, 0.0)?;
+            with_f32_op!(op, f => each!(f32, v, f))
+        }
+        (Data::F64(_), Data::F64(v)) => {
+            fbin64(op, 0.0, 0.0)?;
+            with_f64_op!(op, f => each!(f64, v, f))
+        }
+        _ => return Ok(Err(x)),
+    }?))
+}
+
+/// `f(x[i], b[i])` for every element, `b` the broadcast of `v` by `runs`:
+/// in `x`'s own buffer when owned, else into a new one (on all cores when
+/// large, split at whole rows or whole repeats of `v`).
+fn map_runs<T: Elem>(
+    x: Operand<'_>,
+    v: &[T],
+    runs: Runs,
+    f: impl Fn(T, T) -> T + Sync + Clone,
+) -> Result<Array> {
+    let n = x.array().len();
+    let unit = match runs {
+        Runs::Rows(inner) => inner,
+        Runs::Columns => v.len(),
+    };
+    // The run starting at element `start` (a multiple of `unit`) and the
+    // value(s) it is combined with.
+    let g = f.clone();
+    apply::<T>(
+        x,
+        |buf| {
+            par::for_chunks(buf, unit, |start, chunk| {
+                let f = f.clone();
+                for (k, run) in chunk.chunks_mut(unit).enumerate() {
+                    match runs {
+                        Runs::Rows(_) => {
+                            let q = v[start / unit + k];
+                            run.iter_mut().for_each(|p| *p = f(*p, q));
+                        }
+                        Runs::Columns => {
+                            for (p, &q) in run.iter_mut().zip(v) {
+                                *p = f(*p, q);
+                            }
+                        }
+                    }
+                }
+            })
+        },
+        |src| {
+            par::collect_chunks(n, unit, n >= par::MIN_PARALLEL, |start, sink| {
+                let f = g.clone();
+                for (k, run) in src[start..].chunks(unit).enumerate() {
+                    if sink.room() == 0 {
+                        break;
+                    }
+                    match runs {
+                        Runs::Rows(_) => {
+                            let q = v[start / unit + k];
+                            sink.extend(run.iter().map(|&p| f(p, q)));
+                        }
+                        Runs::Columns => sink.extend(run.iter().zip(v).map(|(&p, &q)| f(p, q))),
+                    }
+                }
+            })
+        },
+    )
 }
 
 /// `f(x[i], s)` (`f(s, x[i])` when `!scalar_is_right`) on f16 or bf16,
@@ -325,7 +491,7 @@ mod tests {
                             } else {
                                 Operand::Shared(&x)
                             };
-                            let got = binary(op, operand, &s, right);
+                            let got = binary(op, operand, &s, Pattern::Scalar, right);
                             let what =
                                 format!("{ty:?} {op:?} scalar {sv} right {right} owned {owned}");
                             match (&want, got) {
@@ -345,6 +511,136 @@ mod tests {
         }
         // Most of the cases have a loop here (not only the fallback).
         assert!(compared > 3000, "{compared} compared");
+    }
+
+    /// A row broadcast (the operand fills the leading dimensions) and a
+    /// column broadcast (the trailing ones) read in place give the bits of
+    /// the op on the made broadcast: every type with a loop, every op,
+    /// both sides, owned and shared, small and split over cores.
+    #[test]
+    fn rows_and_columns_match_the_broadcast() {
+        use crate::interp::shape_ops::broadcast;
+        let ops = [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::Div,
+            BinOp::Rem,
+            BinOp::Max,
+            BinOp::Min,
+            BinOp::Pow,
+            BinOp::And,
+            BinOp::Or,
+            BinOp::Xor,
+            BinOp::Shl,
+            BinOp::ShrL,
+            BinOp::ShrA,
+        ];
+        let mut compared = 0;
+        // [rows, cols]: a tail shorter than a thread's share, and one split.
+        for (rows, cols) in [(5usize, 9usize), (600, 256)] {
+            for ty in [T::U8, T::U32, T::U64, T::S32, T::S64, T::F32, T::F64] {
+                let float = ty.is_float();
+                let value = |i: usize| {
+                    let v = [
+                        0.0,
+                        -0.0,
+                        1.0,
+                        -2.5,
+                        7.0,
+                        31.0,
+                        33.0,
+                        f64::NAN,
+                        f64::INFINITY,
+                    ][i % 9];
+                    if float {
+                        v
+                    } else if v.is_finite() {
+                        v.abs().trunc()
+                    } else {
+                        3.0
+                    }
+                };
+                let make = |dims: Vec<usize>, offset: usize| {
+                    let n = dims.iter().product::<usize>();
+                    let v: Vec<f64> = (0..n).map(|i| value(i * 7 + offset)).collect();
+                    Array::new(ty, dims, from_f64_vec(ty, &v).unwrap()).unwrap()
+                };
+                let x = make(vec![rows, cols], 0);
+                let by_row = make(vec![rows], 1);
+                let by_col = make(vec![cols], 2);
+                for (small, pattern, mapped) in [
+                    (&by_row, Pattern::Rows(cols), [0i64]),
+                    (&by_col, Pattern::Columns, [1i64]),
+                ] {
+                    let wide = broadcast(small, &[rows, cols], &mapped).unwrap();
+                    for op in ops {
+                        for right in [true, false] {
+                            let want = if right {
+                                elementwise::binary(op, &x, &wide)
+                            } else {
+                                elementwise::binary(op, &wide, &x)
+                            };
+                            for owned in [true, false] {
+                                let operand = if owned {
+                                    Operand::Owned(x.clone())
+                                } else {
+                                    Operand::Shared(&x)
+                                };
+                                let got = binary(op, operand, small, pattern, right);
+                                let what = format!("{ty:?} {op:?} {pattern:?} right {right} owned {owned} [{rows},{cols}]");
+                                match (&want, got) {
+                                    (Ok(w), Ok(Ok(g))) => {
+                                        assert_eq!(to_bits(&g), to_bits(w), "{what}");
+                                        compared += 1;
+                                    }
+                                    (Err(_), Err(_)) | (_, Ok(Err(_))) => {}
+                                    (w, g) => {
+                                        panic!("{what}: {w:?} against {:?}", g.map(|r| r.is_ok()))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 500, "{compared} compared");
+    }
+
+    /// The broadcasts read in place: a scalar, leading or trailing
+    /// dimensions with runs long enough; not a transposing one, not short
+    /// runs, not a 16-bit float (no loop for it).
+    #[test]
+    fn which_broadcasts_are_read_in_place() {
+        let text = "HloModule m\n\nENTRY e {\n  r = f32[4] parameter(0)\n  \
+                    c = f32[16] parameter(1)\n  h = bf16[4] parameter(2)\n  \
+                    k = f32[] constant(1)\n  \
+                    a = f32[4,16] broadcast(r), dimensions={0}\n  \
+                    b = f32[4,16] broadcast(c), dimensions={1}\n  \
+                    s = f32[4,16] broadcast(k), dimensions={}\n  \
+                    t = f32[16,4] broadcast(r), dimensions={1}\n  \
+                    u = f32[16,4] broadcast(c), dimensions={0}\n  \
+                    v = bf16[4,16] broadcast(h), dimensions={0}\n  \
+                    g = f32[4,16,16] broadcast(b), dimensions={0,2}\n  \
+                    ROOT w = (f32[4,16], f32[4,16], f32[4,16], f32[16,4], f32[16,4], bf16[4,16], \
+                    f32[4,16,16]) tuple(a, b, s, t, u, v, g)\n}\n";
+        let module = crate::text::parse_module(text, "m.hlo").expect("parses");
+        let comp = module.comp(module.entry());
+        let of = |name: &str| {
+            let id = comp
+                .sequence()
+                .find(|&i| &*comp.instr(i).name == name)
+                .expect("instruction");
+            pattern(comp, comp.instr(id))
+        };
+        assert_eq!(of("a"), Some(Pattern::Rows(16)));
+        assert_eq!(of("b"), Some(Pattern::Columns));
+        assert_eq!(of("s"), Some(Pattern::Scalar));
+        assert_eq!(of("t"), None, "columns of 4: too short");
+        assert_eq!(of("u"), None, "rows of 4: too short");
+        assert_eq!(of("g"), None, "neither leading nor trailing");
+        assert_eq!(of("v"), None, "bf16");
     }
 
     /// In a module: a broadcast read only by elementwise ops is held as
