@@ -419,7 +419,12 @@ pub(crate) fn eval(
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut outs: Vec<Vec<u64>> = made.iter().map(|_| vec![0; n]).collect();
+    // Fallibly: a refused allocation is an error naming the group's last
+    // member, not an abort.
+    let mut outs: Vec<Vec<u64>> = made
+        .iter()
+        .map(|_| super::budget::try_vec(n, 0u64))
+        .collect::<Result<_>>()?;
     // Split over cores as a single elementwise op of the group's size is.
     let t = if n >= par::MIN_PARALLEL {
         par::threads()

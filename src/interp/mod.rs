@@ -561,9 +561,6 @@ impl<'m> Interpreter<'m> {
         cid: CompId,
     ) -> Result<()> {
         let last = comp.instr(group.last());
-        for &m in &group.members {
-            probe_result(comp, comp.instr(m)).map_err(|e| e.locate(comp, last))?;
-        }
         let wanted = |m| capture.is_some_and(|c| c.wants(cid, m));
         let made = chain::eval(group, vals, wanted).map_err(|e| e.locate(comp, last))?;
         for (m, v) in made {
