@@ -126,9 +126,9 @@ fn fold_chunks(op: BinOp, x: &Array, init: &Array, r: usize) -> Result<Data> {
             // One instance per op: the step inlined, not called through a
             // pointer.
             Data::F32(if op == BinOp::Max {
-                rows(v, r, |part| Ok(fold_rows(part, r, i[0], fmax32)))?
+                rows(v, r, |part| Ok(fold_extremum(part, r, i[0], fmax32)))?
             } else {
-                rows(v, r, |part| Ok(fold_rows(part, r, i[0], fmin32)))?
+                rows(v, r, |part| Ok(fold_extremum(part, r, i[0], fmin32)))?
             })
         }
         (Data::F32(v), Data::F32(i)) if !exact_sum => Data::F32(chunks(v, r, |c| {
@@ -320,6 +320,39 @@ fn fold_rows<T: Copy, A: Copy>(part: &[T], r: usize, init: A, step: impl Fn(A, T
         out.push(row.iter().fold(init, |a, &b| step(a, b)));
     }
     out
+}
+
+/// [`fold_rows`] for f32 max and min (`step` is `fmax32` or `fmin32`):
+/// each row folded in eight lanes at once, so in another order. That gives
+/// the element-order fold's bits whenever the result is neither NaN nor
+/// zero, since equal values then have equal bits; a row whose result is
+/// NaN (the first NaN's payload) or a zero (the sign of the first of the
+/// tied zeros) is folded again in element order.
+fn fold_extremum(part: &[f32], r: usize, init: f32, step: impl Fn(f32, f32) -> f32) -> Vec<f32> {
+    const LANES: usize = 8;
+    if r < 2 * LANES {
+        return fold_rows(part, r, init, step);
+    }
+    part.chunks(r)
+        .map(|row| {
+            let mut acc = [init; LANES];
+            let mut blocks = row.chunks_exact(LANES);
+            for b in &mut blocks {
+                for (a, &x) in acc.iter_mut().zip(b) {
+                    *a = step(*a, x);
+                }
+            }
+            let m = acc
+                .iter()
+                .chain(blocks.remainder())
+                .fold(init, |a, &x| step(a, x));
+            if m.is_nan() || m == 0.0 {
+                row.iter().fold(init, |a, &x| step(a, x))
+            } else {
+                m
+            }
+        })
+        .collect()
 }
 
 pub fn reduce(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> Result<Value> {
@@ -1018,6 +1051,51 @@ mod tests {
                     .map(f32::to_bits)
                     .collect();
                 assert_eq!(got, want, "{name}, rows of {r}");
+                let got: Vec<u32> = fold_extremum(&v, r, -0.0f32, step)
+                    .into_iter()
+                    .map(f32::to_bits)
+                    .collect();
+                assert_eq!(got, want, "{name} in lanes, rows of {r}");
+            }
+        }
+    }
+
+    /// Max and min in lanes give the element-order fold's bits on the
+    /// rows where order shows: ties of -0 and +0 in either order, two NaNs
+    /// of different payloads, all -inf, an infinite init, and plain rows.
+    #[test]
+    fn extremum_in_lanes_folds_as_in_element_order() {
+        let r = 40;
+        let nan_a = f32::from_bits(0x7fc0_0001);
+        let nan_b = f32::from_bits(0xffc0_0002);
+        let mut rows: Vec<Vec<f32>> = Vec::new();
+        for k in 0..r {
+            // Negative except a zero pair at k (and k+1 or the end).
+            let mut row: Vec<f32> = (0..r).map(|i| -1.0 - i as f32).collect();
+            row[k] = if k % 2 == 0 { -0.0 } else { 0.0 };
+            row[(k + 1 + k % 3) % r] = if k % 2 == 0 { 0.0 } else { -0.0 };
+            rows.push(row.clone());
+            // The same, positive: min ties at zero.
+            rows.push(row.iter().map(|x| -x).collect());
+            // Two NaNs, the first at k.
+            row[k] = nan_a;
+            row[(k + 7) % r] = nan_b;
+            rows.push(row);
+        }
+        rows.push(vec![f32::NEG_INFINITY; r]);
+        rows.push((0..r).map(|i| (i as f32 * 1.3).sin()).collect());
+        let v: Vec<f32> = rows.concat();
+        for init in [f32::NEG_INFINITY, f32::INFINITY, -0.0, 0.0, 0.25] {
+            for (step, name) in [(fmax32 as fn(f32, f32) -> f32, "max"), (fmin32, "min")] {
+                let want: Vec<u32> = v
+                    .chunks(r)
+                    .map(|row| row.iter().fold(init, |a, &b| step(a, b)).to_bits())
+                    .collect();
+                let got: Vec<u32> = fold_extremum(&v, r, init, step)
+                    .into_iter()
+                    .map(f32::to_bits)
+                    .collect();
+                assert_eq!(got, want, "{name} from {init}");
             }
         }
     }
