@@ -198,6 +198,7 @@ fn part_of<'m>(diff: &RegionDiff<'m>, outputs: Vec<(InstrId, InstrId)>) -> Regio
     };
     let after_region = region_of(
         a,
+        Some(&diff.after.region),
         outputs.iter().map(|o| o.0),
         |id| {
             (!in_after.contains(&id))
@@ -208,6 +209,7 @@ fn part_of<'m>(diff: &RegionDiff<'m>, outputs: Vec<(InstrId, InstrId)>) -> Regio
     );
     let before_region = region_of(
         b,
+        Some(&diff.before.region),
         outputs.iter().map(|o| o.1),
         |id| {
             (!in_before.contains(&id))

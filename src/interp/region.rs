@@ -202,6 +202,7 @@ impl<'m> Diff<'m> {
         // does.
         let after_region = region_of(
             a,
+            None,
             outputs.iter().map(|o| o.0),
             |id| {
                 (!constant_expression(a, id))
@@ -212,6 +213,7 @@ impl<'m> Diff<'m> {
         );
         let before_region = region_of(
             b,
+            None,
             outputs.iter().map(|o| o.1),
             |id| {
                 (!constant_expression(b, id))
@@ -346,11 +348,14 @@ pub(super) fn side_error(mut e: super::EvalError, side: &str) -> super::EvalErro
     e
 }
 
-/// The changed instructions `outputs` depend on, operands first; reports
-/// each unchanged instruction it reaches (`unchanged` gives its input pair)
-/// to `add_input`.
+/// The changed instructions `outputs` depend on, operands first (in the
+/// order of `within`, a post order of `comp` holding them all, when given:
+/// a part of a region already ordered, cheaper than ordering the whole
+/// computation again); reports each unchanged instruction it reaches
+/// (`unchanged` gives its input pair) to `add_input`.
 pub(super) fn region_of(
     comp: &Computation,
+    within: Option<&[InstrId]>,
     outputs: impl Iterator<Item = InstrId>,
     unchanged: impl Fn(InstrId) -> Option<(InstrId, InstrId)>,
     add_input: &mut impl FnMut((InstrId, InstrId)),
@@ -372,6 +377,16 @@ pub(super) fn region_of(
                 Some(pair) => add_input(pair),
                 None => stack.push(op),
             }
+        }
+    }
+    if let Some(order) = within {
+        let ordered: Vec<InstrId> = order
+            .iter()
+            .copied()
+            .filter(|id| in_region.contains(id))
+            .collect();
+        if ordered.len() == in_region.len() {
+            return ordered;
         }
     }
     comp.post_order()
