@@ -442,11 +442,17 @@ pub(crate) fn eval(
     }
     let bits = group.ty.bit_width();
     par::each(parts, |(start, mut outs)| {
-        let end = (start + per).min(n);
+        let part = Part {
+            program: &program,
+            slots: group.slots,
+            bits,
+            start,
+            end: (start + per).min(n),
+        };
         if bits > 32 {
-            run::<u64>(&program, group.slots, bits, start, end, &mut outs)
+            run::<u64>(&part, &mut outs)
         } else {
-            run::<u32>(&program, group.slots, bits, start, end, &mut outs)
+            run::<u32>(&part, &mut outs)
         }
     });
     made.into_iter()
@@ -458,51 +464,47 @@ pub(crate) fn eval(
         .collect()
 }
 
-/// Runs `program` on elements `start..end`, a block at a time, in `T`;
-/// `outs` holds those elements of each output. With AVX2 where the CPU
-/// has it: the blocks are in cache, so twice the lanes is nearly twice
-/// the speed.
-fn run<T: Word>(
-    program: &[Resolved<'_>],
+/// One thread's share of a group's evaluation: `program` on elements
+/// `start..end`.
+struct Part<'a> {
+    program: &'a [Resolved<'a>],
     slots: usize,
     bits: u32,
     start: usize,
     end: usize,
-    outs: &mut [&mut [u64]],
-) {
+}
+
+/// Runs `part` a block at a time, in `T`; `outs` holds its elements of
+/// each output. With AVX2 where the CPU
+/// has it: the blocks are in cache, so twice the lanes is nearly twice
+/// the speed.
+fn run<T: Word>(part: &Part<'_>, outs: &mut [&mut [u64]]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: `run_avx2` only needs the CPU to have AVX2, which was
         // just checked; everything else about it is safe code.
-        unsafe { run_avx2::<T>(program, slots, bits, start, end, outs) };
+        unsafe { run_avx2::<T>(part, outs) };
         return;
     }
-    run_blocks::<T>(program, slots, bits, start, end, outs)
+    run_blocks::<T>(part, outs)
 }
 
 /// [`run_blocks`] compiled for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn run_avx2<T: Word>(
-    program: &[Resolved<'_>],
-    slots: usize,
-    bits: u32,
-    start: usize,
-    end: usize,
-    outs: &mut [&mut [u64]],
-) {
-    run_blocks::<T>(program, slots, bits, start, end, outs)
+fn run_avx2<T: Word>(part: &Part<'_>, outs: &mut [&mut [u64]]) {
+    run_blocks::<T>(part, outs)
 }
 
 #[inline(always)]
-fn run_blocks<T: Word>(
-    program: &[Resolved<'_>],
-    slots: usize,
-    bits: u32,
-    start: usize,
-    end: usize,
-    outs: &mut [&mut [u64]],
-) {
+fn run_blocks<T: Word>(part: &Part<'_>, outs: &mut [&mut [u64]]) {
+    let &Part {
+        program,
+        slots,
+        bits,
+        start,
+        end,
+    } = part;
     let mut scratch: Vec<Vec<T>> = vec![vec![T::default(); BLOCK]; slots];
     let mut at = start;
     while at < end {

@@ -405,6 +405,43 @@ mod tests {
     use crate::interp::elementwise;
     use crate::ir::PrimitiveType as T;
 
+    /// Every elementwise binary op.
+    const ALL_OPS: [BinOp; 15] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::Div,
+        BinOp::Rem,
+        BinOp::Max,
+        BinOp::Min,
+        BinOp::Pow,
+        BinOp::Atan2,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Xor,
+        BinOp::Shl,
+        BinOp::ShrL,
+        BinOp::ShrA,
+    ];
+
+    /// Whether `got` (a loop here) matched `want` (the op on the made
+    /// broadcast) bit for bit; false when there is no loop or both
+    /// refuse; a panic naming `what` on a mismatch.
+    fn same_result(
+        want: &Result<Array>,
+        got: Result<std::result::Result<Array, Operand<'_>>>,
+        what: &str,
+    ) -> bool {
+        match (want, got) {
+            (Ok(w), Ok(Ok(g))) => {
+                assert_eq!(to_bits(&g), to_bits(w), "{what}");
+                true
+            }
+            (Err(_), Err(_)) | (_, Ok(Err(_))) => false,
+            (w, g) => panic!("{what}: {w:?} against {:?}", g.map(|r| r.is_ok())),
+        }
+    }
+
     /// Each op on a scalar gives `binary` on the broadcast array, bit for
     /// bit, the scalar on either side, the array owned or shared: every
     /// type with a loop here, values around the edges (NaN, ±0, ±inf,
@@ -429,23 +466,6 @@ mod tests {
             f64::INFINITY,
             f64::NEG_INFINITY,
             f64::NAN,
-        ];
-        let ops = [
-            BinOp::Add,
-            BinOp::Sub,
-            BinOp::Mul,
-            BinOp::Div,
-            BinOp::Rem,
-            BinOp::Max,
-            BinOp::Min,
-            BinOp::Pow,
-            BinOp::Atan2,
-            BinOp::And,
-            BinOp::Or,
-            BinOp::Xor,
-            BinOp::Shl,
-            BinOp::ShrL,
-            BinOp::ShrA,
         ];
         let mut compared = 0;
         for ty in [
@@ -478,7 +498,7 @@ mod tests {
                     ..make(&[sv])
                 };
                 let wide = make(&vec![sv; xs.len()]);
-                for op in ops {
+                for op in ALL_OPS {
                     for right in [true, false] {
                         let want = if right {
                             elementwise::binary(op, &x, &wide)
@@ -494,16 +514,7 @@ mod tests {
                             let got = binary(op, operand, &s, Pattern::Scalar, right);
                             let what =
                                 format!("{ty:?} {op:?} scalar {sv} right {right} owned {owned}");
-                            match (&want, got) {
-                                (Ok(w), Ok(Ok(g))) => {
-                                    assert_eq!(to_bits(&g), to_bits(w), "{what}");
-                                    compared += 1;
-                                }
-                                (Err(_), Err(_)) | (_, Ok(Err(_))) => {}
-                                (w, g) => {
-                                    panic!("{what}: {w:?} against {:?}", g.map(|r| r.is_ok()))
-                                }
-                            }
+                            compared += usize::from(same_result(&want, got, &what));
                         }
                     }
                 }
@@ -520,22 +531,6 @@ mod tests {
     #[test]
     fn rows_and_columns_match_the_broadcast() {
         use crate::interp::shape_ops::broadcast;
-        let ops = [
-            BinOp::Add,
-            BinOp::Sub,
-            BinOp::Mul,
-            BinOp::Div,
-            BinOp::Rem,
-            BinOp::Max,
-            BinOp::Min,
-            BinOp::Pow,
-            BinOp::And,
-            BinOp::Or,
-            BinOp::Xor,
-            BinOp::Shl,
-            BinOp::ShrL,
-            BinOp::ShrA,
-        ];
         let mut compared = 0;
         // [rows, cols]: a tail shorter than a thread's share, and one split.
         for (rows, cols) in [(5usize, 9usize), (600, 256)] {
@@ -574,7 +569,7 @@ mod tests {
                     (&by_col, Pattern::Columns, [1i64]),
                 ] {
                     let wide = broadcast(small, &[rows, cols], &mapped).unwrap();
-                    for op in ops {
+                    for op in ALL_OPS {
                         for right in [true, false] {
                             let want = if right {
                                 elementwise::binary(op, &x, &wide)
@@ -589,16 +584,7 @@ mod tests {
                                 };
                                 let got = binary(op, operand, small, pattern, right);
                                 let what = format!("{ty:?} {op:?} {pattern:?} right {right} owned {owned} [{rows},{cols}]");
-                                match (&want, got) {
-                                    (Ok(w), Ok(Ok(g))) => {
-                                        assert_eq!(to_bits(&g), to_bits(w), "{what}");
-                                        compared += 1;
-                                    }
-                                    (Err(_), Err(_)) | (_, Ok(Err(_))) => {}
-                                    (w, g) => {
-                                        panic!("{what}: {w:?} against {:?}", g.map(|r| r.is_ok()))
-                                    }
-                                }
+                                compared += usize::from(same_result(&want, got, &what));
                             }
                         }
                     }
