@@ -441,6 +441,73 @@ fn check_numerics_flag_prints_a_table_per_changing_pass() {
     assert!(!err.contains("FAIL"), "{err}");
 }
 
+/// A softmax of a call's result (JAX's `jit(_where)` before its logits):
+/// once the call is inlined, the softmax reads the call's root, which the
+/// module before the passes does not have. The softmax's rewrite reads the
+/// call's value there (the inlined root stands for it), so its region is
+/// the softmax alone, not widened back through the inlined body.
+#[test]
+fn a_rewrite_reads_the_value_an_earlier_rewrite_stands_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("call_softmax.hlo");
+    std::fs::write(&path, CALL_THEN_SOFTMAX).unwrap();
+    let out = bin()
+        .arg("--check-numerics")
+        .arg(&path)
+        .arg("-o")
+        .arg(dir.path().join("o.hlo"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("rewrite logits in main.3: 1 instruction(s) before, 3 after, real inputs"),
+        "{err}"
+    );
+    // The native softmax's 9 instructions (the reductions' constants
+    // included), not the inlined multiply and its broadcast constant.
+    assert!(
+        err.contains("rewrite div.7 in main.3: 9 instruction(s) before, 1 after, real inputs"),
+        "{err}"
+    );
+}
+
+const CALL_THEN_SOFTMAX: &str = r#"HloModule call_then_softmax
+
+%where (x.2: f32[64,512]) -> f32[64,512] {
+  %x.2 = f32[64,512]{1,0} parameter(0)
+  %half = f32[] constant(0.5)
+  %halves = f32[64,512]{1,0} broadcast(%half), dimensions={}
+  ROOT %scaled = f32[64,512]{1,0} multiply(%x.2, %halves)
+}
+
+%max_f32 (a.1: f32[], b.1: f32[]) -> f32[] {
+  %a.1 = f32[] parameter(0)
+  %b.1 = f32[] parameter(1)
+  ROOT %m = f32[] maximum(%a.1, %b.1)
+}
+
+%add_f32 (a.2: f32[], b.2: f32[]) -> f32[] {
+  %a.2 = f32[] parameter(0)
+  %b.2 = f32[] parameter(1)
+  ROOT %s = f32[] add(%a.2, %b.2)
+}
+
+ENTRY %main.3 (x.1: f32[64,512]) -> f32[64,512] {
+  %x.1 = f32[64,512]{1,0} parameter(0)
+  %logits = f32[64,512]{1,0} call(%x.1), to_apply=%where
+  %neg_inf = f32[] constant(-inf)
+  %row_max = f32[64]{0} reduce(%logits, %neg_inf), dimensions={1}, to_apply=%max_f32
+  %row_max_b = f32[64,512]{1,0} broadcast(%row_max), dimensions={0}
+  %shifted = f32[64,512]{1,0} subtract(%logits, %row_max_b)
+  %exp.1 = f32[64,512]{1,0} exponential(%shifted)
+  %zero = f32[] constant(0)
+  %row_sum = f32[64]{0} reduce(%exp.1, %zero), dimensions={1}, to_apply=%add_f32
+  %row_sum_b = f32[64,512]{1,0} broadcast(%row_sum), dimensions={0}
+  ROOT %div.7 = f32[64,512]{1,0} divide(%exp.1, %row_sum_b)
+}
+"#;
+
 #[test]
 fn eval_errors_name_the_instruction_and_exit_nonzero() {
     let dir = tempfile::tempdir().unwrap();

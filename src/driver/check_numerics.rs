@@ -23,7 +23,7 @@ use crate::interp::compare::{
 use crate::interp::local::{rewrites, LocalCheck, Rewrite};
 use crate::interp::region::{check_regions_with, same_signature};
 use crate::interp::{evaluate_with, ErrorKind, EvalError, EvalOptions, Interpreter};
-use crate::ir::{CompId, InstrId, Module, PrimitiveType, SharedStr};
+use crate::ir::{CompId, InstrId, Instruction, Module, PrimitiveType, SharedStr};
 use crate::passes::{Pass, PassError, PassOptions, PassRun, Pipeline, ReportEntry};
 use crate::util::FxMap;
 use std::fmt;
@@ -373,21 +373,25 @@ impl<'a> NumericsCheck<'a> {
     /// them. A pipeline that fails here teaches what it did up to there;
     /// the real run meets the same failure.
     pub fn foresee(&mut self, mut pipeline: Pipeline) {
-        let original = &self.state.original;
+        let original = &mut self.state.original;
         let mut module = original.module.clone();
         let mut previous = original.module.clone();
         let mut request = CaptureRequest::default();
         let _ = pipeline.run_with(&mut module, &mut |run, m| {
             if run.changed {
-                for r in widened(original, &previous, m, run) {
-                    if r.is_local() {
-                        add_requests(&mut request, original, &previous, &r);
-                    }
+                let found = widened(original, &previous, m, run);
+                let local: Vec<&Rewrite> = found.iter().filter(|r| r.is_local()).collect();
+                for r in &local {
+                    add_requests(&mut request, original, &previous, r);
                 }
+                original.learn(&previous, m, &local);
+                drop(found);
                 previous = m.clone();
             }
             Ok(())
         });
+        // The real run learns them again, pass by pass, as each is proven.
+        original.stand_ins.clear();
         self.state.foreseen = request;
     }
 
@@ -566,6 +570,20 @@ fn widened<'m>(
 struct Original {
     module: Module,
     computations: FxMap<Box<str>, (CompId, FxMap<SharedStr, InstrId>)>,
+    /// Instructions a pass made in place of one the original has (a
+    /// rewrite's outputs: an inlined call's root, a raised softmax), by
+    /// computation and name: a later rewrite that reads one reads the
+    /// original's value, instead of being widened back through what the
+    /// earlier pass made.
+    stand_ins: FxMap<(Box<str>, SharedStr), StandIn>,
+}
+
+/// An instruction standing for one of the original's.
+struct StandIn {
+    /// What it is (an instruction of that name computing something else
+    /// is not it).
+    instruction: Instruction,
+    original: (CompId, InstrId),
 }
 
 impl Original {
@@ -580,6 +598,31 @@ impl Original {
         Original {
             module,
             computations,
+            stand_ins: FxMap::default(),
+        }
+    }
+
+    /// Learns what `rewrites` (from `before` to `after`) made in place of
+    /// the original's instructions.
+    fn learn(&mut self, before: &Module, after: &Module, rewrites: &[&Rewrite]) {
+        for r in rewrites {
+            for ((ac, aid), (bc, bid)) in r.output_pairs() {
+                let Some(original) = self.find(before, bc, bid) else {
+                    continue;
+                };
+                let (comp, instruction) = (after.comp(ac), after.comp(ac).instr(aid));
+                let (oc, oi) = original;
+                if self.module.comp(oc).instr(oi).shape != instruction.shape {
+                    continue;
+                }
+                self.stand_ins.insert(
+                    (comp.name.clone(), instruction.name.clone()),
+                    StandIn {
+                        instruction: instruction.clone(),
+                        original,
+                    },
+                );
+            }
         }
     }
 
@@ -588,9 +631,14 @@ impl Original {
     fn find(&self, before: &Module, comp: CompId, instr: InstrId) -> Option<(CompId, InstrId)> {
         let c = before.comp(comp);
         let i = c.instr(instr);
-        let (oc, instrs) = self.computations.get(&c.name)?;
-        let oi = *instrs.get(&*i.name)?;
-        same_signature(self.module.comp(*oc).instr(oi), i).then_some((*oc, oi))
+        let found = self.computations.get(&c.name).and_then(|(oc, instrs)| {
+            let oi = *instrs.get(&*i.name)?;
+            same_signature(self.module.comp(*oc).instr(oi), i).then_some((*oc, oi))
+        });
+        found.or_else(|| {
+            let s = self.stand_ins.get(&(c.name.clone(), i.name.clone()))?;
+            same_signature(&s.instruction, i).then_some(s.original)
+        })
     }
 }
 
@@ -818,6 +866,7 @@ impl CheckState {
                 return Ok(Some(local_error(pass, &name, &computation, row, detail)));
             }
         }
+        self.original.learn(before, after, &local);
         if !(not_local || cfg.mode == CheckMode::Full) {
             return Ok(None);
         }

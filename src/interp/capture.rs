@@ -152,19 +152,45 @@ pub fn prefix_block(a: &Array, dims: &[usize]) -> Result<Array> {
             a.shape_text()
         )));
     }
-    let n: usize = dims.iter().product();
-    let src = strides(&a.dims);
-    let mut idx = Vec::with_capacity(n);
-    let mut at = vec![0usize; dims.len()];
-    for _ in 0..n {
-        idx.push(at.iter().zip(&src).map(|(i, s)| i * s).sum());
-        for d in (0..dims.len()).rev() {
-            at[d] += 1;
-            if at[d] < dims[d] {
-                break;
+    let step: Vec<isize> = strides(&a.dims).iter().map(|&s| s as isize).collect();
+    Array::new(a.ty, dims.to_vec(), a.data.strided(dims, &step, 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::array::Data;
+    use crate::ir::PrimitiveType;
+
+    #[test]
+    fn prefix_block_keeps_the_leading_indices_of_each_dimension() {
+        let dims = vec![3, 4, 5];
+        let a = Array::new(
+            PrimitiveType::F32,
+            dims.clone(),
+            Data::F32((0..60).map(|i| i as f32).collect()),
+        )
+        .unwrap();
+        for block in [
+            vec![3, 4, 5],
+            vec![2, 3, 5],
+            vec![3, 1, 2],
+            vec![1, 4, 1],
+            vec![0, 4, 5],
+        ] {
+            let mut want = Vec::new();
+            for i in 0..block[0] {
+                for j in 0..block[1] {
+                    for k in 0..block[2] {
+                        want.push((i * 20 + j * 5 + k) as f32);
+                    }
+                }
             }
-            at[d] = 0;
+            let got = prefix_block(&a, &block).unwrap();
+            assert_eq!(got.dims, block);
+            assert!(matches!(&got.data, Data::F32(v) if *v == want), "{block:?}");
         }
+        assert!(prefix_block(&a, &[4, 4, 5]).is_err());
+        assert!(prefix_block(&a, &[3, 4]).is_err());
     }
-    Array::new(a.ty, dims.to_vec(), a.data.take(&idx))
 }

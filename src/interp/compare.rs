@@ -235,21 +235,40 @@ pub fn max_finite(a: &Array) -> f64 {
         // No f64 copy: |x| and max are exact in f32, and so is widening.
         // The bits of |x| order as |x| does, and are below infinity's
         // exactly when x is finite: an integer max, vectorised.
-        Data::F32(v) => {
-            let most = v
-                .iter()
-                .map(|x| x.to_bits() & 0x7fff_ffff)
-                .map(|m| if m < 0x7f80_0000 { m } else { 0 })
-                .max()
-                .unwrap_or(0);
-            f64::from(f32::from_bits(most))
-        }
+        Data::F32(v) => f64::from(f32::from_bits(most_finite_bits(v))),
         _ => a
             .to_f64_vec()
             .iter()
             .filter(|x| x.is_finite())
             .fold(0.0f64, |m, x| m.max(x.abs())),
     }
+}
+
+/// The bits of the largest finite |x| of `v` (0 when none), on AVX2 where
+/// the CPU has it (an unsigned 32-bit max is one instruction there).
+fn most_finite_bits(v: &[f32]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: `most_finite_bits_avx2` only needs the CPU to have AVX2,
+        // which was just checked; everything else about it is safe code.
+        return unsafe { most_finite_bits_avx2(v) };
+    }
+    most_finite_bits_in(v)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn most_finite_bits_avx2(v: &[f32]) -> u32 {
+    most_finite_bits_in(v)
+}
+
+#[inline(always)]
+fn most_finite_bits_in(v: &[f32]) -> u32 {
+    v.iter()
+        .map(|x| x.to_bits() & 0x7fff_ffff)
+        .map(|m| if m < 0x7f80_0000 { m } else { 0 })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Compares `got` with the reference `want` at relative tolerance `tol`.
@@ -299,13 +318,36 @@ impl Judge {
     /// element): the common case, in one pass without a branch per
     /// element. `None` sends the caller to [`Judge::all`] for the details.
     fn all_finite_and_within(&self, got: &[f32], want: &[f32]) -> Option<f64> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: `within_avx2` only needs the CPU to have AVX2, which
+            // was just checked; everything else about it is safe code.
+            return unsafe { self.within_avx2(got, want) };
+        }
+        self.within(got, want)
+    }
+
+    /// [`Judge::within`] compiled for AVX2 (the same operations, so the
+    /// same result).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn within_avx2(&self, got: &[f32], want: &[f32]) -> Option<f64> {
+        self.within(got, want)
+    }
+
+    #[inline(always)]
+    fn within(&self, got: &[f32], want: &[f32]) -> Option<f64> {
         const LANES: usize = 8;
         let mut most = [0f64; LANES];
         let mut out = [false; LANES];
         let judge = |most: &mut f64, out: &mut bool, a: f32, b: f32| {
             let (a, b) = (f64::from(a), f64::from(b));
             let e = (a - b).abs();
-            *most = most.max(e);
+            // Not `f64::max`: its NaN rule costs a blend per element, and
+            // a NaN error fails the test below anyway.
+            if e > *most {
+                *most = e;
+            }
             // A NaN or infinite element (or error) fails both tests.
             *out |= !((e == 0.0) | (e <= self.tol * (b.abs() + self.maxw) + self.floor))
                 | !e.is_finite();

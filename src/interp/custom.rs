@@ -288,10 +288,11 @@ fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value>
     }
     let ty = result_array_type(instr, x)?;
     let axis = norm_axis(config_axis(instr.backend_config())?, x.rank())?;
-    let len = x.dims[axis];
-    let inner: usize = x.dims[axis + 1..].iter().product();
-    let mut out = vec![0f64; x.len()];
-    if backward {
+    let (n, rows) = (x.len(), (x.dims[axis], x.dims[axis + 1..].iter().product()));
+    // An f32 result is rounded from f64 straight into its own storage (as
+    // `from_f64_vec` would round it).
+    let f32_out = ty == PrimitiveType::F32;
+    let data = if backward {
         let y = ops[1].as_array()?;
         if y.dims != x.dims {
             return Err(err(format!(
@@ -301,86 +302,104 @@ fn softmax(instr: &Instruction, ops: &[&Value], backward: bool) -> Result<Value>
             )));
         }
         match (&x.data, &y.data) {
-            (Data::F32(dy), Data::F32(yv)) => softmax_backward_rows(
-                &mut out,
-                (len, inner),
-                |i| f64::from(dy[i]),
-                |i| f64::from(yv[i]),
-            ),
+            (Data::F32(dy), Data::F32(yv)) => {
+                let (dy, yv) = (|i| f64::from(dy[i]), |i| f64::from(yv[i]));
+                if f32_out {
+                    Data::F32(softmax_backward_rows(n, rows, dy, yv, |v| v as f32))
+                } else {
+                    from_f64_vec(ty, &softmax_backward_rows(n, rows, dy, yv, |v| v))?
+                }
+            }
             _ => {
                 let (dy, yv) = (x.to_f64_vec(), y.to_f64_vec());
-                softmax_backward_rows(&mut out, (len, inner), |i| dy[i], |i| yv[i])
+                from_f64_vec(
+                    ty,
+                    &softmax_backward_rows(n, rows, |i| dy[i], |i| yv[i], |v| v),
+                )?
             }
         }
     } else {
         match &x.data {
-            Data::F32(xv) => softmax_rows(&mut out, (len, inner), |i| f64::from(xv[i])),
+            Data::F32(xv) => {
+                let xv = |i| f64::from(xv[i]);
+                if f32_out {
+                    Data::F32(softmax_rows(n, rows, xv, |v| v as f32))
+                } else {
+                    from_f64_vec(ty, &softmax_rows(n, rows, xv, |v| v))?
+                }
+            }
             _ => {
                 let xv = x.to_f64_vec();
-                softmax_rows(&mut out, (len, inner), |i| xv[i])
+                from_f64_vec(ty, &softmax_rows(n, rows, |i| xv[i], |v| v))?
             }
         }
-    }
-    Ok(Value::array(Array::new(
-        ty,
-        x.dims.clone(),
-        from_f64_vec(ty, &out)?,
-    )?))
+    };
+    Ok(Value::array(Array::new(ty, x.dims.clone(), data)?))
 }
 
 /// The reference softmax in f64 over rows of `len` elements `inner` apart
-/// (`x(i)` reads element i of the input, f32 in place): blocks of whole
-/// rows on all cores, each row computed as on one (the same bits).
-fn softmax_rows(out: &mut [f64], (len, inner): (usize, usize), x: impl Fn(usize) -> f64 + Sync) {
+/// (`x(i)` reads element i of the input, f32 in place), each result
+/// rounded by `put`: blocks of whole rows on all cores, each row computed
+/// as on one (the same bits).
+fn softmax_rows<T: Copy + Default + Send>(
+    n: usize,
+    (len, inner): (usize, usize),
+    x: impl Fn(usize) -> f64 + Sync,
+    put: impl Fn(f64) -> T + Sync,
+) -> Vec<T> {
     let block = (len * inner).max(1);
-    par::for_chunks(out, block, |start, chunk| {
-        let mut e = vec![0f64; len];
-        for (b, out) in chunk.chunks_mut(block).enumerate() {
-            let first = start + b * block;
+    // An exp per element: worth both cores sooner than a plain loop.
+    par::collect_chunks(n, block, n >= par::MIN_PARALLEL / 8, |start, out| {
+        let (mut e, mut rows) = (vec![0f64; len], vec![T::default(); block]);
+        for first in (start..start + out.room()).step_by(block) {
             for i in 0..inner {
                 let at = |l: usize| l * inner + i;
-                let m = (0..len)
-                    .map(|l| x(first + at(l)))
-                    .fold(f64::NEG_INFINITY, |a, b| {
-                        if a.is_nan() || b.is_nan() {
-                            f64::NAN
-                        } else {
-                            a.max(b)
-                        }
-                    });
                 for (l, e) in e.iter_mut().enumerate() {
-                    *e = exp64(x(first + at(l)) - m);
+                    *e = x(first + at(l));
+                }
+                let m = e.iter().fold(f64::NEG_INFINITY, |a, &b| {
+                    if a.is_nan() || b.is_nan() {
+                        f64::NAN
+                    } else {
+                        a.max(b)
+                    }
+                });
+                for e in e.iter_mut() {
+                    *e = exp64(*e - m);
                 }
                 let s: f64 = e.iter().sum();
                 for (l, e) in e.iter().enumerate() {
-                    out[at(l)] = e / s;
+                    rows[at(l)] = put(e / s);
                 }
             }
+            out.extend_from_slice(&rows);
         }
-    });
+    })
 }
 
 /// The reference softmax gradient in f64, `y * (dy - sum(dy * y))` per
 /// row, as [`softmax_rows`].
-fn softmax_backward_rows(
-    out: &mut [f64],
+fn softmax_backward_rows<T: Copy + Default + Send>(
+    n: usize,
     (len, inner): (usize, usize),
     dy: impl Fn(usize) -> f64 + Sync,
     y: impl Fn(usize) -> f64 + Sync,
-) {
+    put: impl Fn(f64) -> T + Sync,
+) -> Vec<T> {
     let block = (len * inner).max(1);
-    par::for_chunks(out, block, |start, chunk| {
-        for (b, out) in chunk.chunks_mut(block).enumerate() {
-            let first = start + b * block;
+    par::collect_chunks(n, block, n >= par::MIN_PARALLEL, |start, out| {
+        let mut rows = vec![T::default(); block];
+        for first in (start..start + out.room()).step_by(block) {
             for i in 0..inner {
                 let at = |l: usize| first + l * inner + i;
                 let s: f64 = (0..len).map(|l| dy(at(l)) * y(at(l))).sum();
                 for l in 0..len {
-                    out[l * inner + i] = y(at(l)) * (dy(at(l)) - s);
+                    rows[l * inner + i] = put(y(at(l)) * (dy(at(l)) - s));
                 }
             }
+            out.extend_from_slice(&rows);
         }
-    });
+    })
 }
 
 /// `x.exp()`, without libm's underflow path (slow, and it sets errno) for

@@ -473,6 +473,18 @@ impl Rewrite<'_> {
             .collect()
     }
 
+    /// The outputs as (after the pass, before it) pairs of (computation,
+    /// instruction): each after-instruction stands for the value of its
+    /// before-instruction from here on.
+    pub fn output_pairs(&self) -> Vec<((CompId, InstrId), (CompId, InstrId))> {
+        let (ac, bc) = (self.diff.after.comp, self.diff.before.comp);
+        self.diff
+            .outputs
+            .iter()
+            .map(|&(aid, bid)| ((ac, aid), (bc, bid)))
+            .collect()
+    }
+
     fn shapes(&self) -> Shapes<'_, '_> {
         let dims = DimClasses::analyse(&self.diff);
         let sliced = dims.needs_slicing(&self.diff);
