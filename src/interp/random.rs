@@ -16,7 +16,7 @@
 //! SplitMix64, so a seed gives the same inputs on every machine.
 
 use super::array::{shape_dims, storage, Array, Data, Storage, Value};
-use super::convert::from_f64_vec;
+use super::convert::{f64_to_bf16, f64_to_f16, from_f64_vec};
 use super::{err, expect_operands, operand, Result};
 use crate::ir::{Instruction, PrimitiveType, Shape};
 
@@ -53,11 +53,23 @@ impl Rng {
     /// [`Rng::normal`] (two draws each) and leaving the generator where
     /// they would, computed on all cores when `n` is large.
     pub fn normals(&mut self, n: usize) -> Vec<f64> {
-        let mut out = vec![0f64; n];
+        self.normals_as(n, |x| x)
+    }
+
+    /// [`Rng::normals`], each rounded by `put` as it is drawn (no f64
+    /// array for an f32 input).
+    pub fn normals_as<T: Copy + Send>(
+        &mut self,
+        n: usize,
+        put: impl Fn(f64) -> T + Sync,
+    ) -> Vec<T> {
         let start = Rng(self.0);
-        super::par::for_chunks(&mut out, 1, |at, chunk| {
+        // A log and a cosine per element: worth both cores sooner than a
+        // plain loop.
+        let worth = n >= super::par::MIN_PARALLEL / 8;
+        let out = super::par::collect_chunks(n, 1, worth, |at, out| {
             let mut rng = start.ahead(2 * at as u64);
-            chunk.iter_mut().for_each(|v| *v = rng.normal());
+            out.extend((0..out.room()).map(|_| put(rng.normal())));
         });
         *self = start.ahead(2 * n as u64);
         out
@@ -110,6 +122,10 @@ pub fn random_value(shape: &Shape, rng: &mut Rng) -> Result<Value> {
                         .collect();
                     from_f64_vec(ty, &v)?
                 }
+                Storage::F32 => Data::F32(rng.normals_as(n, |x| x as f32)),
+                Storage::F64 => Data::F64(rng.normals(n)),
+                Storage::Bf16 => Data::Bf16(rng.normals_as(n, f64_to_bf16)),
+                Storage::F16 => Data::F16(rng.normals_as(n, f64_to_f16)),
                 _ => from_f64_vec(ty, &rng.normals(n))?,
             };
             Ok(Value::array(Array::new(ty, dims, data)?))
