@@ -343,11 +343,7 @@ impl Judge {
         let judge = |most: &mut f64, out: &mut bool, a: f32, b: f32| {
             let (a, b) = (f64::from(a), f64::from(b));
             let e = (a - b).abs();
-            // Not `f64::max`: its NaN rule costs a blend per element, and
-            // a NaN error fails the test below anyway.
-            if e > *most {
-                *most = e;
-            }
+            *most = most.max(e);
             // A NaN or infinite element (or error) fails both tests.
             *out |= !((e == 0.0) | (e <= self.tol * (b.abs() + self.maxw) + self.floor))
                 | !e.is_finite();
