@@ -415,19 +415,39 @@ fn eval_writes_refs_layout_npz_and_compares() {
     assert!(String::from_utf8_lossy(&bad.stdout).contains("FAIL"));
 }
 
+/// `hlo-opt --check-numerics input -o out`'s standard error, once it has
+/// succeeded and the module it wrote reads back.
+fn check_numerics_stderr(input: &Path) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let written = dir.path().join("o.hlo");
+    let out = bin()
+        .arg("--check-numerics")
+        .arg(input)
+        .arg("-o")
+        .arg(&written)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let back = bin()
+        .args(["--passes", ""])
+        .arg(&written)
+        .arg("-o")
+        .arg(dir.path().join("back.hlo"))
+        .output()
+        .unwrap();
+    assert!(
+        back.status.success(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    err
+}
+
 #[test]
 fn check_numerics_flag_prints_a_table_per_changing_pass() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    let out = bin()
-        .arg("--check-numerics")
-        .arg(root.join("tests/data/corpus/nrn_custom_calls_ffi.hlo"))
-        .arg("-o")
-        .arg(dir.path().join("o.hlo"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let err = check_numerics_stderr(&root.join("tests/data/corpus/nrn_custom_calls_ffi.hlo"));
     assert!(
         err.contains("check-numerics: pass legalize-intrinsics: changed"),
         "{err}"
@@ -451,15 +471,7 @@ fn a_rewrite_reads_the_value_an_earlier_rewrite_stands_for() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("call_softmax.hlo");
     std::fs::write(&path, CALL_THEN_SOFTMAX).unwrap();
-    let out = bin()
-        .arg("--check-numerics")
-        .arg(&path)
-        .arg("-o")
-        .arg(dir.path().join("o.hlo"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let err = check_numerics_stderr(&path);
     assert!(
         err.contains("rewrite logits in main.3: 1 instruction(s) before, 3 after, real inputs"),
         "{err}"

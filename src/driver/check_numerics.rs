@@ -610,7 +610,8 @@ impl Original {
                 let Some(original) = self.find(before, bc, bid) else {
                     continue;
                 };
-                let (comp, instruction) = (after.comp(ac), after.comp(ac).instr(aid));
+                let comp = after.comp(ac);
+                let instruction = comp.instr(aid);
                 let (oc, oi) = original;
                 if self.module.comp(oc).instr(oi).shape != instruction.shape {
                     continue;

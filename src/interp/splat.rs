@@ -424,6 +424,40 @@ mod tests {
         BinOp::ShrA,
     ];
 
+    /// Every op of [`ALL_OPS`] on `x` and `small` read in place as
+    /// `pattern`, the small operand on either side, `x` owned or shared,
+    /// against the op on `wide` (the made broadcast): how many had a loop
+    /// here ([`same_result`]).
+    fn every_op_against(
+        x: &Array,
+        small: &Array,
+        pattern: Pattern,
+        wide: &Array,
+        what: &str,
+    ) -> usize {
+        let mut compared = 0;
+        for op in ALL_OPS {
+            for right in [true, false] {
+                let want = if right {
+                    elementwise::binary(op, x, wide)
+                } else {
+                    elementwise::binary(op, wide, x)
+                };
+                for owned in [true, false] {
+                    let operand = if owned {
+                        Operand::Owned(x.clone())
+                    } else {
+                        Operand::Shared(x)
+                    };
+                    let got = binary(op, operand, small, pattern, right);
+                    let what = format!("{what} {op:?} right {right} owned {owned}");
+                    compared += usize::from(same_result(&want, got, &what));
+                }
+            }
+        }
+        compared
+    }
+
     /// Whether `got` (a loop here) matched `want` (the op on the made
     /// broadcast) bit for bit; false when there is no loop or both
     /// refuse; a panic naming `what` on a mismatch.
@@ -498,26 +532,8 @@ mod tests {
                     ..make(&[sv])
                 };
                 let wide = make(&vec![sv; xs.len()]);
-                for op in ALL_OPS {
-                    for right in [true, false] {
-                        let want = if right {
-                            elementwise::binary(op, &x, &wide)
-                        } else {
-                            elementwise::binary(op, &wide, &x)
-                        };
-                        for owned in [true, false] {
-                            let operand = if owned {
-                                Operand::Owned(x.clone())
-                            } else {
-                                Operand::Shared(&x)
-                            };
-                            let got = binary(op, operand, &s, Pattern::Scalar, right);
-                            let what =
-                                format!("{ty:?} {op:?} scalar {sv} right {right} owned {owned}");
-                            compared += usize::from(same_result(&want, got, &what));
-                        }
-                    }
-                }
+                let what = format!("{ty:?} scalar {sv}");
+                compared += every_op_against(&x, &s, Pattern::Scalar, &wide, &what);
             }
         }
         // Most of the cases have a loop here (not only the fallback).
@@ -569,25 +585,8 @@ mod tests {
                     (&by_col, Pattern::Columns, [1i64]),
                 ] {
                     let wide = broadcast(small, &[rows, cols], &mapped).unwrap();
-                    for op in ALL_OPS {
-                        for right in [true, false] {
-                            let want = if right {
-                                elementwise::binary(op, &x, &wide)
-                            } else {
-                                elementwise::binary(op, &wide, &x)
-                            };
-                            for owned in [true, false] {
-                                let operand = if owned {
-                                    Operand::Owned(x.clone())
-                                } else {
-                                    Operand::Shared(&x)
-                                };
-                                let got = binary(op, operand, small, pattern, right);
-                                let what = format!("{ty:?} {op:?} {pattern:?} right {right} owned {owned} [{rows},{cols}]");
-                                compared += usize::from(same_result(&want, got, &what));
-                            }
-                        }
-                    }
+                    let what = format!("{ty:?} {pattern:?} [{rows},{cols}]");
+                    compared += every_op_against(&x, small, pattern, &wide, &what);
                 }
             }
         }
