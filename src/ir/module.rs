@@ -9,6 +9,10 @@ use super::{CompId, InstrId};
 use crate::util::{FxMap, FxSet};
 use std::sync::{Arc, OnceLock};
 
+/// Instructions from which the computation post order reads the calls on
+/// every core.
+const PARALLEL_CALL_SCAN: usize = 100_000;
+
 #[derive(Clone, Debug)]
 pub struct Module {
     pub name: Box<str>,
@@ -501,42 +505,52 @@ impl Module {
     }
 
     fn find_computation_post_order(&self) -> Vec<CompId> {
+        let ids: Vec<CompId> = self.computation_ids().collect();
+        // What each computation calls, in instruction and attribute order:
+        // found on every core on a large module (it reads every
+        // instruction), then followed on one.
+        let parallel = self.instruction_count() >= PARALLEL_CALL_SCAN;
+        let found = crate::util::par_map(
+            &ids,
+            parallel,
+            || (),
+            |_, _, &c| {
+                // One buffer per computation, not one per instruction.
+                let mut callees: Vec<CompId> = Vec::new();
+                for (_, i) in self.comp(c).instructions() {
+                    callees.extend(i.called_computations());
+                }
+                callees
+            },
+        );
+        let mut callees: Vec<Vec<CompId>> = vec![Vec::new(); self.comps.len()];
+        for (c, found) in ids.iter().zip(found) {
+            callees[c.index()] = found;
+        }
         let mut visited = vec![false; self.comps.len()];
         let mut order = Vec::new();
-        let roots: Vec<CompId> = self.computation_ids().collect();
-        for root in roots {
-            self.visit_comp(root, &mut visited, &mut order);
-        }
-        order
-    }
-
-    fn visit_comp(&self, start: CompId, visited: &mut [bool], order: &mut Vec<CompId>) {
         // Explicit stack: call graphs can be deep in generated modules.
-        let mut stack: Vec<(CompId, bool)> = vec![(start, false)];
-        while let Some((id, expanded)) = stack.pop() {
-            if expanded {
-                order.push(id);
-                continue;
-            }
-            if visited[id.index()] || self.get_comp(id).is_none() {
-                continue;
-            }
-            visited[id.index()] = true;
-            stack.push((id, true));
-            let comp = self.comp(id);
-            // One buffer, not one per instruction: every pass asks for
-            // this order, over every instruction of a large module.
-            let mut callees: Vec<CompId> = Vec::new();
-            for (_, i) in comp.instructions() {
-                callees.extend(i.called_computations());
-            }
-            callees.reverse();
-            for c in callees {
-                if !visited[c.index()] {
-                    stack.push((c, false));
+        let mut stack: Vec<(CompId, bool)> = Vec::new();
+        for root in ids {
+            stack.push((root, false));
+            while let Some((id, expanded)) = stack.pop() {
+                if expanded {
+                    order.push(id);
+                    continue;
+                }
+                if visited[id.index()] || self.get_comp(id).is_none() {
+                    continue;
+                }
+                visited[id.index()] = true;
+                stack.push((id, true));
+                for &c in callees[id.index()].iter().rev() {
+                    if !visited[c.index()] {
+                        stack.push((c, false));
+                    }
                 }
             }
         }
+        order
     }
 
     /// The entry computation's program shape, from its parameters and root.
@@ -623,5 +637,71 @@ mod tests {
         n.register("constant.2");
         assert_eq!(&*n.unique("constant"), "constant.3");
         assert_eq!(&*n.unique("constant.65"), "constant.4");
+    }
+
+    /// Callees before callers, each once, in the order the calls are
+    /// written, when the calls are read on every core.
+    #[test]
+    fn the_post_order_follows_the_calls_on_a_module_read_on_every_core() {
+        // Computation i < 40 calls i - 1 and, every third, i - 2 first;
+        // computation 3 calls the leaves 41 and 40 first, in that order.
+        // They are written callers first (forward references), the entry
+        // first and the leaves last. Enough instructions for the parallel
+        // path.
+        let comps = 42;
+        let per = PARALLEL_CALL_SCAN / comps + 10;
+        let callees = |c: usize| match c {
+            0 | 40 | 41 => vec![],
+            1 => vec![0],
+            3 => vec![41, 40, 1, 2],
+            _ if c % 3 == 0 => vec![c - 2, c - 1],
+            _ => vec![c - 1],
+        };
+        let text_order: Vec<usize> = (0..40).rev().chain([40, 41]).collect();
+        let mut text = String::from("HloModule m\n\n");
+        for &c in &text_order {
+            let entry = if c == 39 { "ENTRY " } else { "" };
+            text += &format!("{entry}c{c} {{\n  c{c}.0 = f32[] parameter(0)\n");
+            let mut last = 0;
+            for (k, callee) in callees(c).iter().enumerate() {
+                text += &format!("  c{c}.k{k} = f32[] call(c{c}.{last}), to_apply=c{callee}\n");
+                text += &format!("  c{c}.{} = f32[] negate(c{c}.k{k})\n", last + 1);
+                last += 1;
+            }
+            for i in last + 1..per {
+                let root = if i + 1 == per { "ROOT " } else { "" };
+                text += &format!("  {root}c{c}.{i} = f32[] negate(c{c}.{})\n", i - 1);
+            }
+            text += "}\n\n";
+        }
+        let m = crate::text::parse_module(&text, "m.hlo").unwrap();
+        assert!(m.instruction_count() >= PARALLEL_CALL_SCAN);
+        // The oracle: depth first from each computation in text order.
+        fn visit(
+            c: usize,
+            callees: &dyn Fn(usize) -> Vec<usize>,
+            seen: &mut Vec<bool>,
+            out: &mut Vec<String>,
+        ) {
+            if !std::mem::replace(&mut seen[c], true) {
+                for d in callees(c) {
+                    visit(d, callees, seen, out);
+                }
+                out.push(format!("c{c}"));
+            }
+        }
+        let mut expected = Vec::new();
+        let mut seen = vec![false; comps];
+        for &c in &text_order {
+            visit(c, &callees, &mut seen, &mut expected);
+        }
+        let names: Vec<String> = m
+            .computation_post_order()
+            .into_iter()
+            .map(|c| m.comp(c).name.to_string())
+            .collect();
+        assert_eq!(names, expected);
+        // The calls decide, in their order.
+        assert_eq!(expected[..3], ["c41", "c40", "c0"]);
     }
 }
