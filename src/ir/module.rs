@@ -9,8 +9,8 @@ use super::{CompId, InstrId};
 use crate::util::{FxMap, FxSet};
 use std::sync::{Arc, OnceLock};
 
-/// Instructions from which the computation post order reads the calls on
-/// every core.
+/// Instructions from which [`Module::calls_by_computation`] reads on every
+/// core.
 const PARALLEL_CALL_SCAN: usize = 100_000;
 
 #[derive(Clone, Debug)]
@@ -504,29 +504,36 @@ impl Module {
             .clone()
     }
 
-    fn find_computation_post_order(&self) -> Vec<CompId> {
+    /// Per computation, by index (empty for an undefined one): its calls
+    /// in instruction and attribute order, each the calling instruction
+    /// and the callee. Read on every core for a large module: it reads
+    /// every instruction's attributes.
+    pub fn calls_by_computation(&self) -> Vec<Vec<(InstrId, CompId)>> {
         let ids: Vec<CompId> = self.computation_ids().collect();
-        // What each computation calls, in instruction and attribute order:
-        // found on every core on a large module (it reads every
-        // instruction), then followed on one.
         let parallel = self.instruction_count() >= PARALLEL_CALL_SCAN;
         let found = crate::util::par_map(
             &ids,
             parallel,
             || (),
             |_, _, &c| {
-                // One buffer per computation, not one per instruction.
-                let mut callees: Vec<CompId> = Vec::new();
-                for (_, i) in self.comp(c).instructions() {
-                    callees.extend(i.called_computations());
+                let comp = self.comp(c);
+                let mut calls = Vec::new();
+                for (i, instr) in comp.instructions() {
+                    calls.extend(instr.called_computations().map(|callee| (i, callee)));
                 }
-                callees
+                calls
             },
         );
-        let mut callees: Vec<Vec<CompId>> = vec![Vec::new(); self.comps.len()];
+        let mut calls = vec![Vec::new(); self.comps.len()];
         for (c, found) in ids.iter().zip(found) {
-            callees[c.index()] = found;
+            calls[c.index()] = found;
         }
+        calls
+    }
+
+    fn find_computation_post_order(&self) -> Vec<CompId> {
+        let ids: Vec<CompId> = self.computation_ids().collect();
+        let calls = self.calls_by_computation();
         let mut visited = vec![false; self.comps.len()];
         let mut order = Vec::new();
         // Explicit stack: call graphs can be deep in generated modules.
@@ -543,7 +550,7 @@ impl Module {
                 }
                 visited[id.index()] = true;
                 stack.push((id, true));
-                for &c in callees[id.index()].iter().rev() {
+                for &(_, c) in calls[id.index()].iter().rev() {
                     if !visited[c.index()] {
                         stack.push((c, false));
                     }

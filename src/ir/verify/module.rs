@@ -2,12 +2,10 @@
 //! free of cycles, and the header's `entry_computation_layout` against the
 //! entry's signature.
 
-use super::computation::INSTRUCTIONS_PER_THREAD;
 use super::names::check_name;
 use super::shapes::check_layouts;
 use super::{module_error, VerifyError};
 use crate::ir::{CompId, InstrId, Module, Shape};
-use crate::util::par_map;
 
 /// The module has an entry computation, and a name the text can spell.
 pub(super) fn check_module_header(module: &Module) -> Result<(), VerifyError> {
@@ -34,27 +32,8 @@ pub(super) fn check_call_graph(module: &Module) -> Result<(), VerifyError> {
     let ids: Vec<CompId> = module.computation_ids().collect();
     let slots = ids.iter().map(|c| c.index() + 1).max().unwrap_or(0);
     let mut mark = vec![Mark::New; slots];
-    // Per computation: its calling instructions and what each calls, found
-    // on every core (it reads every instruction).
-    let parallel = module.instruction_count() >= INSTRUCTIONS_PER_THREAD * 2;
-    let mut calls: Vec<Vec<(InstrId, CompId)>> = vec![Vec::new(); slots];
-    let found = par_map(
-        &ids,
-        parallel,
-        || (),
-        |_, _, &c| {
-            module.get_comp(c).map_or_else(Vec::new, |comp| {
-                comp.instructions()
-                    .flat_map(|(i, instr)| instr.called_computations().map(move |c| (i, c)))
-                    .collect()
-            })
-        },
-    );
-    for (c, found) in ids.iter().zip(found) {
-        if let Some(slot) = calls.get_mut(c.index()) {
-            *slot = found;
-        }
-    }
+    // Per computation: its calling instructions and what each calls.
+    let mut calls = module.calls_by_computation();
     let mut calls_of = |c: CompId| {
         calls
             .get_mut(c.index())
