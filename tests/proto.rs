@@ -1142,14 +1142,27 @@ fn every_layout_a_proto_holds_is_refused_or_reads_back() {
 }
 
 /// The streamed writer encodes each distinct shape and metadata once and
-/// splices the bytes into every instruction that shares it: its bytes are
-/// still those of the whole message encoded field by field, for every
-/// module the tests hold, read from text and from proto (frame ids
-/// renumbered, metadata shared by the proto reader).
+/// splices the bytes into every instruction that shares it, and writes a
+/// common instruction's other fields straight from the IR
+/// (`proto::write_direct`): its bytes are still those of the whole message
+/// encoded field by field, for every module the tests hold, read from text
+/// and from proto (frame ids renumbered, metadata shared by the proto
+/// reader).
 #[test]
 fn streamed_bytes_are_the_whole_message_encoded() {
     let mut modules = Vec::new();
-    for dir in ["corpus", "neuron", "frontend/jax", "frontend/torch"] {
+    // XLA's parser tests: every kind of instruction and attribute, so
+    // both the direct path and the message path are taken.
+    let dirs = [
+        "corpus",
+        "neuron",
+        "frontend/jax",
+        "frontend/torch",
+        "xla_parser/short",
+        "xla_parser/long",
+        "xla_parser/nonroundtrip",
+    ];
+    for dir in dirs {
         let keep = |n: &str| [".hlo", ".txt", ".pb"].iter().any(|e| n.ends_with(e));
         for p in files(dir, keep) {
             let read = hlo_opt::driver::input::read_module_input(p.to_str().unwrap(), None);

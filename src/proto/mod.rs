@@ -13,7 +13,8 @@
 //! - [`to_proto`]: IR -> proto, as XLA's `HloModule::ToProto` writes it;
 //!   the module there, and by concern in `write_*`: sinks, ids and order,
 //!   computations, instructions, attributes' fields (`write_attrs`),
-//!   header, async sugar, shapes, literals.
+//!   header, async sugar, shapes, literals; the common instruction's
+//!   fields straight from the IR (`write_direct`).
 //!
 //! [`read_module`] also accepts the `HloProto` and `HloSnapshot` wrappers.
 
@@ -37,6 +38,7 @@ mod wire;
 mod write_async;
 mod write_attrs;
 mod write_computation;
+mod write_direct;
 mod write_header;
 mod write_ids;
 mod write_instruction;

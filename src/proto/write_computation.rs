@@ -8,6 +8,7 @@
 use super::messages::*;
 use super::to_proto::Writer;
 use super::write_async::Wrapped;
+use super::write_direct::Direct;
 use super::write_ids::{InstrIds, ModuleInstrIds};
 use super::write_sink::{CompEncoder, CompSink, ProgramShape};
 use super::ProtoError;
@@ -210,13 +211,19 @@ impl Writer<'_> {
         cp.id = cid;
         enc.begin(&cp.name);
         for (k, &i) in ids.order.iter().enumerate() {
+            let instr = comp.instr(i);
+            if let Some(d) = Direct::of(self, comp, i, &ids.ids) {
+                if enc.direct(&d, instr, frame(frames, k)) {
+                    continue;
+                }
+            }
             self.instruction_in(comp, i, ids, ip)?;
-            if comp.instr(i).opcode == Opcode::AsyncStart {
+            if instr.opcode == Opcode::AsyncStart {
                 if let Some(&w) = self.wrapped_of.get(&(id, i)) {
                     ip.called_computation_ids = vec![self.wrapped[w].id];
                 }
             }
-            enc.instruction(ip, comp.instr(i), frame(frames, k));
+            enc.instruction(ip, instr, frame(frames, k));
         }
         let root = comp
             .root_opt()
@@ -228,7 +235,13 @@ impl Writer<'_> {
         }
         // The schedule, which may differ from the proto's own order of a
         // module read from one.
-        let seq = (self.scheduled() && !is_fusion).then(|| (cid, sequence(&comp.schedule(), ids)));
+        let seq = (self.scheduled() && !is_fusion).then(|| {
+            let order = match ids.order_is_schedule {
+                true => sequence(&ids.order, ids),
+                false => sequence(&comp.schedule(), ids),
+            };
+            (cid, order)
+        });
         Ok((enc.end(cp, program_shape(comp, root)), seq))
     }
 }

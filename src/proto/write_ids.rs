@@ -13,6 +13,9 @@ use crate::util::{par_map, FxMap, FxSet};
 pub(super) struct InstrIds {
     pub(super) order: Vec<InstrId>,
     pub(super) ids: LocalIds,
+    /// Whether `order` is the computation's schedule
+    /// ([`Computation::schedule`]), which the schedule's sequence is.
+    pub(super) order_is_schedule: bool,
 }
 
 /// The proto id of each instruction of a computation, by [`InstrId`]
@@ -113,13 +116,15 @@ impl Writer<'_> {
             parallel,
             || (),
             |_, _, &(_, comp)| match comp.proto_instr_order() {
-                Some(order) => order,
-                None if scheduled => comp.schedule(),
-                None => comp.post_order(),
+                Some(order) => (order, false),
+                None if scheduled => (comp.schedule(), true),
+                None => (comp.post_order(), false),
             },
         );
-        for (&(id, comp), order) in all.iter().zip(orders) {
-            comps.insert(id, proto_ids(comp, order, &mut used));
+        for (&(id, comp), (order, order_is_schedule)) in all.iter().zip(orders) {
+            let mut ids = proto_ids(comp, order, &mut used);
+            ids.order_is_schedule = order_is_schedule;
+            comps.insert(id, ids);
         }
         let mut next = used.iter().max().map_or(1, |m| m + 1);
         let wrapped_orders: Vec<Vec<InstrId>> =
@@ -164,7 +169,11 @@ impl Writer<'_> {
                 for (j, &i) in order.iter().enumerate() {
                     ids.set(i, id_for(w.id, j));
                 }
-                InstrIds { order, ids }
+                InstrIds {
+                    order,
+                    ids,
+                    order_is_schedule: false,
+                }
             })
             .collect();
         ModuleInstrIds { comps, wrapped }
@@ -243,5 +252,9 @@ fn proto_ids(comp: &Computation, order: Vec<InstrId>, used: &mut FxSet<i64>) -> 
             ids.set(i, p);
         }
     }
-    InstrIds { order, ids }
+    InstrIds {
+        order,
+        ids,
+        order_is_schedule: false,
+    }
 }

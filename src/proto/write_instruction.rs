@@ -20,7 +20,7 @@ use crate::ir::{CompId, Computation, InstrId, Instruction, Opcode, Payload};
 use prost::Message;
 
 impl Writer<'_> {
-    fn comp_id(&self, c: CompId) -> i64 {
+    pub(super) fn comp_id(&self, c: CompId) -> i64 {
         self.comp_ids.get(&c).copied().unwrap_or(0)
     }
 

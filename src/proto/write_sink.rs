@@ -5,13 +5,14 @@
 
 use super::attrs::metadata_into;
 use super::messages::*;
+use super::write_direct::Direct;
 use super::write_shape::shape_to_proto;
 use super::ProtoError;
 use crate::ir::attrs::{OpMetadata as IrMetadata, Typed, Written};
 use crate::ir::instruction::AttrValue;
 use crate::ir::{Instruction, Shape};
 use crate::util::FxMap;
-use prost::encoding::{encode_key, encode_varint, encoded_len_varint, message, string, WireType};
+use prost::encoding::{encode_key, encode_varint, encoded_len_varint, message, WireType};
 use prost::Message;
 use std::sync::Arc;
 
@@ -47,6 +48,17 @@ pub(super) trait CompEncoder {
         made_from: &Instruction,
         frame: Option<i32>,
     );
+    /// [`CompEncoder::instruction`] for an instruction whose fields past
+    /// its shape and metadata are `direct`'s; false if this encoder
+    /// takes only the message (then the writer fills it).
+    fn direct(
+        &mut self,
+        _direct: &Direct<'_>,
+        _made_from: &Instruction,
+        _frame: Option<i32>,
+    ) -> bool {
+        false
+    }
     /// The computation's other fields (its `instructions` and
     /// `program_shape` empty), and what its program shape is made of.
     fn end(&mut self, cp: HloComputationProto, program: ProgramShape<'_>) -> Self::Piece;
@@ -256,6 +268,35 @@ fn length_delimited(out: &mut Vec<u8>, body: impl FnOnce(&mut Vec<u8>)) {
     }
 }
 
+impl EncodedComputation {
+    /// An instruction's field of the computation: its name (1), opcode
+    /// (2), shape (3) and metadata (7), then what `rest` writes (the
+    /// fields past 7, in tag order).
+    fn encode_instruction(
+        &mut self,
+        name: &str,
+        opcode: &str,
+        made_from: &Instruction,
+        frame: Option<i32>,
+        rest: impl FnOnce(&mut Vec<u8>),
+    ) {
+        let m = metadata_attr(made_from);
+        let frame = frame_written(m, frame);
+        let Self { bytes, fields, .. } = self;
+        encode_key(2, WireType::LengthDelimited, bytes);
+        length_delimited(bytes, |body| {
+            for (tag, s) in [(1, name), (2, opcode)] {
+                if !s.is_empty() {
+                    bytes_field(tag, s.as_bytes(), body);
+                }
+            }
+            bytes_field(3, fields.shape(&made_from.shape), body);
+            body.extend_from_slice(fields.metadata(m, frame));
+            rest(body);
+        });
+    }
+}
+
 /// An encoded computation: `bytes[start..]` are its field of the module.
 pub(super) struct Piece {
     bytes: Vec<u8>,
@@ -311,34 +352,29 @@ impl CompEncoder for EncodedComputation {
         made_from: &Instruction,
         frame: Option<i32>,
     ) {
-        let m = metadata_attr(made_from);
-        let frame = frame_written(m, frame);
-        // Fields go in tag order: name (1), opcode (2), shape (3), metadata
-        // (7), then the rest, which the message without those four holds.
+        // The name and opcode go first; the message holds the rest.
         let name = std::mem::take(&mut ip.name);
         let opcode = std::mem::take(&mut ip.opcode);
-        let Self { bytes, fields, .. } = self;
-        encode_key(2, WireType::LengthDelimited, bytes);
-        length_delimited(bytes, |body| {
-            for (tag, s) in [(1, &name), (2, &opcode)] {
-                if !s.is_empty() {
-                    string::encode(tag, s, body);
-                }
-            }
-            bytes_field(3, fields.shape(&made_from.shape), body);
-            body.extend_from_slice(fields.metadata(m, frame));
-            ip.encode_raw(body);
-        });
+        self.encode_instruction(&name, &opcode, made_from, frame, |body| ip.encode_raw(body));
         ip.name = name;
         ip.opcode = opcode;
         debug_assert!({
+            let m = metadata_attr(made_from);
             let mut whole = ip.clone();
             whole.shape = Some(shape_to_proto(&made_from.shape));
-            whole.metadata = Some(metadata_proto(m, frame));
+            whole.metadata = Some(metadata_proto(m, frame_written(m, frame)));
             let mut alone = Vec::new();
             message::encode(2, &whole, &mut alone);
             self.bytes.ends_with(&alone)
         });
+    }
+
+    fn direct(&mut self, direct: &Direct<'_>, made_from: &Instruction, frame: Option<i32>) -> bool {
+        let opcode = made_from.opcode.name();
+        self.encode_instruction(&made_from.name, opcode, made_from, frame, |body| {
+            direct.encode(body)
+        });
+        true
     }
 
     fn end(&mut self, mut cp: HloComputationProto, program: ProgramShape<'_>) -> Piece {
