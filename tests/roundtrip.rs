@@ -108,3 +108,36 @@ fn corpus_modules_print_canonically_without_their_texts() {
         }
     });
 }
+
+/// The verifier's cycle check keeps the post order it walks, which the
+/// printer then uses: it is the one the module finds itself, on every
+/// module with calls the tests hold (fusions, loops, conditionals, nested
+/// calls, async sugar).
+#[test]
+fn the_verifier_keeps_the_computation_post_order_the_module_finds() {
+    let mut checked = 0;
+    for dir in [
+        "corpus",
+        "frontend/jax",
+        "xla_parser/short",
+        "xla_parser/long",
+    ] {
+        for p in files(dir, |n| n.ends_with(".hlo")) {
+            // `parse` verifies, which keeps the order; read again
+            // unverified, the module finds it.
+            let Ok(m) = parse(&p) else {
+                continue;
+            };
+            let fresh = hlo_opt::text::parse_module(&read(&p), "").expect("parsed once");
+            let kept = m.computation_post_order();
+            assert_eq!(
+                kept,
+                fresh.computation_post_order(),
+                "{}: the verifier's post order",
+                p.display()
+            );
+            checked += usize::from(kept.len() > 2);
+        }
+    }
+    assert!(checked > 50, "{checked} modules with calls");
+}

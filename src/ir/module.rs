@@ -504,6 +504,13 @@ impl Module {
             .clone()
     }
 
+    /// Keeps `order` as the computation post order, found by a walk that
+    /// visits what [`Module::find_computation_post_order`] visits in the
+    /// same order (the verifier's cycle check), unless one is kept.
+    pub(crate) fn remember_post_order(&self, order: Vec<CompId>) {
+        let _ = self.post_order.set(order);
+    }
+
     /// Per computation, by index (empty for an undefined one): its calls
     /// in instruction and attribute order, each the calling instruction
     /// and the callee. Read on every core for a large module: it reads

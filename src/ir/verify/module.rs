@@ -21,7 +21,11 @@ pub(super) fn check_module_header(module: &Module) -> Result<(), VerifyError> {
 
 /// No computation calls itself, directly or through others (a call graph
 /// with a cycle has no evaluation and no XLA post order). Depth-first with
-/// an explicit stack: call graphs of generated modules are deep.
+/// an explicit stack: call graphs of generated modules are deep. The order
+/// in which the walk finishes the computations is their post order, which
+/// the module keeps ([`Module::remember_post_order`]): the printer and the
+/// proto writer ask for it next, and finding it again read every
+/// instruction's attributes a second time.
 pub(super) fn check_call_graph(module: &Module) -> Result<(), VerifyError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
@@ -32,6 +36,7 @@ pub(super) fn check_call_graph(module: &Module) -> Result<(), VerifyError> {
     let ids: Vec<CompId> = module.computation_ids().collect();
     let slots = ids.iter().map(|c| c.index() + 1).max().unwrap_or(0);
     let mut mark = vec![Mark::New; slots];
+    let mut post_order = Vec::with_capacity(ids.len());
     // Per computation: its calling instructions and what each calls.
     let mut calls = module.calls_by_computation();
     let mut calls_of = |c: CompId| {
@@ -55,6 +60,10 @@ pub(super) fn check_call_graph(module: &Module) -> Result<(), VerifyError> {
             let Some(&(instr, callee)) = calls.get(next) else {
                 if let Some(m) = mark.get_mut(caller.index()) {
                     *m = Mark::Done;
+                }
+                // A callee that does not exist is another check's error.
+                if module.get_comp(caller).is_some() {
+                    post_order.push(caller);
                 }
                 stack.pop();
                 continue;
@@ -87,6 +96,7 @@ pub(super) fn check_call_graph(module: &Module) -> Result<(), VerifyError> {
             }
         }
     }
+    module.remember_post_order(post_order);
     Ok(())
 }
 
