@@ -159,6 +159,9 @@ impl Writer<'_> {
     fn fusion_computations(&self) -> FxSet<CompId> {
         self.module
             .computations()
+            // Most instructions are in fused computations, which hold no
+            // fusion: this runs before any computation is encoded.
+            .filter(|(_, c)| c.may_contain(Opcode::Fusion))
             .flat_map(|(_, c)| {
                 c.instructions()
                     .filter(|(_, i)| i.opcode == Opcode::Fusion)
