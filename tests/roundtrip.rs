@@ -112,7 +112,9 @@ fn corpus_modules_print_canonically_without_their_texts() {
 /// The verifier's cycle check keeps the post order it walks, which the
 /// printer then uses: it is the one the module finds itself, on every
 /// module with calls the tests hold (fusions, loops, conditionals, nested
-/// calls, async sugar).
+/// calls, async sugar). These texts define callees before their callers;
+/// a module the other way round is the verifier's unit test
+/// `the_fast_path_reads_each_computations_calls_in_order`.
 #[test]
 fn the_verifier_keeps_the_computation_post_order_the_module_finds() {
     let mut checked = 0;

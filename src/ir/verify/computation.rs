@@ -11,12 +11,21 @@ use std::hash::BuildHasher;
 /// Instructions checked on one thread at the least.
 pub(super) const INSTRUCTIONS_PER_THREAD: usize = 50_000;
 
+/// The calls of each computation checked on the fast path, in
+/// instruction and attribute order (as [`Module::calls_by_computation`]
+/// lists them): read while its instructions are, for the cycle check.
+pub(super) type CheckedCalls = Vec<(CompId, Vec<(InstrId, CompId)>)>;
+
 /// Whether every instruction of `checked` holds and their names are
 /// unique: the fast path, on several threads for a large module, each
-/// over a run of computations in order. `false` says "not known"; the
-/// caller then checks in order, on one thread, and so reports the same
-/// first fault, with its message, whatever the number of threads.
-pub(super) fn instructions_hold(module: &Module, checked: &[(CompId, &Computation)]) -> bool {
+/// over a run of computations in order; if so, the calls of `checked`.
+/// `None` says "not known"; the caller then checks in order, on one
+/// thread, and so reports the same first fault, with its message,
+/// whatever the number of threads.
+pub(super) fn instructions_hold(
+    module: &Module,
+    checked: &[(CompId, &Computation)],
+) -> Option<CheckedCalls> {
     let total: usize = checked.iter().map(|(_, c)| c.instruction_count()).sum();
     let threads = crate::util::cores()
         .min(total / INSTRUCTIONS_PER_THREAD)
@@ -33,27 +42,30 @@ pub(super) fn instructions_hold(module: &Module, checked: &[(CompId, &Computatio
             let mut hashes =
                 Vec::with_capacity(run.iter().map(|(_, c)| c.instruction_count()).sum());
             let mut links = LinkCheck::default();
+            let mut run_calls = Vec::with_capacity(run.len());
             for &(cid, comp) in *run {
+                let mut calls = Vec::new();
                 let mut checks = Checks::Fast {
                     hashes: &mut hashes,
                     links: &mut links,
+                    calls: &mut calls,
                 };
                 check_computation(module, cid, comp, &mut checks).ok()?;
+                run_calls.push((cid, calls));
             }
             hashes.sort_unstable();
             let unique = hashes.windows(2).all(|w| w.first() != w.get(1));
-            unique.then_some(hashes)
+            unique.then_some((hashes, run_calls))
         },
     );
-    let Some(seen) = seen.into_iter().collect::<Option<Vec<_>>>() else {
-        return false;
-    };
+    let seen = seen.into_iter().collect::<Option<Vec<_>>>()?;
     // A name hash in two runs may be a name in two computations.
-    seen.iter().enumerate().all(|(i, hashes)| {
+    let unique = seen.iter().enumerate().all(|(i, (hashes, _))| {
         seen.iter()
             .skip(i + 1)
-            .all(|later| !share_an_element(hashes, later))
-    })
+            .all(|(later, _)| !share_an_element(hashes, later))
+    });
+    unique.then(|| seen.into_iter().flat_map(|(_, calls)| calls).collect())
 }
 
 /// Whether two ascending lists have an element in common.
@@ -81,6 +93,8 @@ pub(super) enum Checks<'a> {
     Fast {
         hashes: &'a mut Vec<u64>,
         links: &'a mut LinkCheck,
+        /// The computation's calls, gathered on the way.
+        calls: &'a mut Vec<(InstrId, CompId)>,
     },
 }
 
@@ -110,9 +124,10 @@ pub(super) fn check_computation(
                 check_instruction_name(module, cid, comp, id, instr, names)?;
                 check_links(comp, id, instr).map_err(|m| comp_error(comp, Some(id), m))?;
             }
-            Checks::Fast { hashes, .. } => {
+            Checks::Fast { hashes, calls, .. } => {
                 check_name(&instr.name, false).map_err(|m| comp_error(comp, Some(id), m))?;
                 hashes.push(NAME_HASHER.hash_one(&*instr.name));
+                calls.extend(instr.called_computations().map(|callee| (id, callee)));
                 // The checks below read the operands; whether they list
                 // their users is for `links` to tell.
                 let mut links = instr.operands().iter().chain(instr.control_predecessors());
@@ -340,6 +355,48 @@ mod tests {
             text.push_str("}\n\n");
         }
         parse_module(&text, "big.hlo").unwrap()
+    }
+
+    /// The calls the fast path reads on the way are the module's own list
+    /// ([`Module::calls_by_computation`]): several per instruction, in
+    /// attribute order (a loop's condition and body, a conditional's
+    /// branches), on one thread and on several; and the post order the
+    /// verifier then keeps is the module's, here where callers come before
+    /// their callees in the text (so the order of each computation's calls
+    /// decides it).
+    #[test]
+    fn the_fast_path_reads_each_computations_calls_in_order() {
+        let text = "HloModule calls\n\n\
+            ENTRY main {\n  x = f32[] parameter(0)\n  p = pred[] parameter(1)\n\
+            \x20 t = (f32[]) tuple(x)\n\
+            \x20 w = (f32[]) while(t), condition=cond, body=body\n\
+            \x20 g = f32[] get-tuple-element(w), index=0\n\
+            \x20 c = f32[] conditional(p, g, x), true_computation=neg, false_computation=exp\n\
+            \x20 ROOT r = f32[] call(c), to_apply=exp\n}\n\n\
+            body {\n  b = (f32[]) parameter(0)\n  v = f32[] get-tuple-element(b), index=0\n\
+            \x20 n = f32[] call(v), to_apply=neg\n  ROOT o = (f32[]) tuple(n)\n}\n\n\
+            cond {\n  q = (f32[]) parameter(0)\n  ROOT k = pred[] constant(false)\n}\n\n\
+            exp {\n  e = f32[] parameter(0)\n  ROOT f = f32[] exponential(e)\n}\n\n\
+            neg {\n  a = f32[] parameter(0)\n  ROOT m = f32[] negate(a)\n}\n";
+        let small = parse_module(text, "calls.hlo").unwrap();
+        let big = large(3, INSTRUCTIONS_PER_THREAD);
+        for m in [&small, &big] {
+            let checked: Vec<(CompId, &Computation)> = m.computations().collect();
+            let read = instructions_hold(m, &checked).expect("the module holds");
+            let listed = m.calls_by_computation();
+            assert_eq!(read.len(), checked.len());
+            for (c, calls) in &read {
+                assert_eq!(calls, &listed[c.index()]);
+            }
+        }
+        let names = |m: &Module, order: Vec<CompId>| -> Vec<String> {
+            order.iter().map(|&c| m.comp(c).name.to_string()).collect()
+        };
+        let found = names(&small, small.computation_post_order());
+        assert_eq!(found, ["cond", "neg", "body", "exp", "main"]);
+        let m = parse_module(text, "calls.hlo").unwrap();
+        assert_eq!(verify(&m), Ok(()));
+        assert_eq!(names(&m, m.computation_post_order()), found);
     }
 
     /// On several threads, the verifier finds what it finds on one: a name

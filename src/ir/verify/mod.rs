@@ -37,7 +37,7 @@ mod stack_frames;
 
 use super::{CompId, Computation, InstrId, Instruction, Module, Shape, SourcePos};
 use crate::util::FxSet;
-use computation::{check_computation, instructions_hold, Checks};
+use computation::{check_computation, instructions_hold, CheckedCalls, Checks};
 use dimensions::check_dimension_numbers;
 use module::{check_call_graph, check_entry_layout, check_module_header};
 use names::{check_computation_name, SeenNames};
@@ -94,7 +94,8 @@ fn verify_computations(module: &Module, check: impl Fn(CompId) -> bool) -> Resul
         .collect();
     // Found to hold on the fast path, the instructions are not checked
     // again below; otherwise they are, in order, for the first fault.
-    let in_order = !instructions_hold(module, &checked);
+    let fast = instructions_hold(module, &checked);
+    let in_order = fast.is_none();
     check_module_header(module)?;
     let mut names = match in_order {
         true => Some(SeenNames::new(
@@ -109,12 +110,15 @@ fn verify_computations(module: &Module, check: impl Fn(CompId) -> bool) -> Resul
             check_computation(module, cid, comp, &mut Checks::InOrder(names))?;
         }
     }
-    check_module_whole(module)
+    // The calls read on the fast path, if they are every computation's.
+    let calls = fast.filter(|c| c.len() == module.computations().count());
+    check_module_whole(module, calls)
 }
 
-/// The checks of the module as a whole that come after its computations.
-fn check_module_whole(module: &Module) -> Result<(), VerifyError> {
-    check_call_graph(module)?;
+/// The checks of the module as a whole that come after its computations
+/// (`calls`: every computation's, if read already).
+fn check_module_whole(module: &Module, calls: Option<CheckedCalls>) -> Result<(), VerifyError> {
+    check_call_graph(module, calls)?;
     check_stack_frames(module)?;
     check_entry_layout(module)?;
     Ok(())

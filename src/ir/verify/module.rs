@@ -2,6 +2,7 @@
 //! free of cycles, and the header's `entry_computation_layout` against the
 //! entry's signature.
 
+use super::computation::CheckedCalls;
 use super::names::check_name;
 use super::shapes::check_layouts;
 use super::{module_error, VerifyError};
@@ -26,7 +27,10 @@ pub(super) fn check_module_header(module: &Module) -> Result<(), VerifyError> {
 /// the module keeps ([`Module::remember_post_order`]): the printer and the
 /// proto writer ask for it next, and finding it again read every
 /// instruction's attributes a second time.
-pub(super) fn check_call_graph(module: &Module) -> Result<(), VerifyError> {
+pub(super) fn check_call_graph(
+    module: &Module,
+    read: Option<CheckedCalls>,
+) -> Result<(), VerifyError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
         New,
@@ -38,7 +42,18 @@ pub(super) fn check_call_graph(module: &Module) -> Result<(), VerifyError> {
     let mut mark = vec![Mark::New; slots];
     let mut post_order = Vec::with_capacity(ids.len());
     // Per computation: its calling instructions and what each calls.
-    let mut calls = module.calls_by_computation();
+    let mut calls = match read {
+        Some(read) => {
+            let mut calls = vec![Vec::new(); slots];
+            for (c, found) in read {
+                if let Some(slot) = calls.get_mut(c.index()) {
+                    *slot = found;
+                }
+            }
+            calls
+        }
+        None => module.calls_by_computation(),
+    };
     let mut calls_of = |c: CompId| {
         calls
             .get_mut(c.index())
