@@ -504,9 +504,9 @@ impl Module {
             .clone()
     }
 
-    /// Keeps `order` as the computation post order, found by a walk that
-    /// visits what [`Module::find_computation_post_order`] visits in the
-    /// same order (the verifier's cycle check), unless one is kept.
+    /// Keeps `order` as the computation post order: what
+    /// [`Module::walk_calls`] gave for the calls read elsewhere (the
+    /// verifier's), unless one is kept.
     pub(crate) fn remember_post_order(&self, order: Vec<CompId>) {
         let _ = self.post_order.set(order);
     }
@@ -539,32 +539,79 @@ impl Module {
     }
 
     fn find_computation_post_order(&self) -> Vec<CompId> {
-        let ids: Vec<CompId> = self.computation_ids().collect();
-        let calls = self.calls_by_computation();
-        let mut visited = vec![false; self.comps.len()];
+        // A call back into a computation being walked (a cycle, which the
+        // verifier refuses) is not followed.
+        let walked = self.walk_calls(self.calls_by_computation(), |_, _, _| {
+            Ok::<(), std::convert::Infallible>(())
+        });
+        match walked {
+            Ok(order) => order,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The computations, callees before callers, walked depth first from
+    /// each in id order along `calls` ([`Module::calls_by_computation`]'s
+    /// lists) in their order; a callee that does not exist is left out.
+    /// `back_edge(caller, instruction, callee)` is told of each call to a
+    /// computation still being walked (a cycle), and may end the walk.
+    pub(crate) fn walk_calls<E>(
+        &self,
+        mut calls: Vec<Vec<(InstrId, CompId)>>,
+        mut back_edge: impl FnMut(CompId, InstrId, CompId) -> Result<(), E>,
+    ) -> Result<Vec<CompId>, E> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Mark {
+            New,
+            Open,
+            Done,
+        }
+        let mut mark = vec![Mark::New; self.comps.len()];
         let mut order = Vec::new();
-        // Explicit stack: call graphs can be deep in generated modules.
-        let mut stack: Vec<(CompId, bool)> = Vec::new();
-        for root in ids {
-            stack.push((root, false));
-            while let Some((id, expanded)) = stack.pop() {
-                if expanded {
-                    order.push(id);
-                    continue;
-                }
-                if visited[id.index()] || self.get_comp(id).is_none() {
-                    continue;
-                }
-                visited[id.index()] = true;
-                stack.push((id, true));
-                for &(_, c) in calls[id.index()].iter().rev() {
-                    if !visited[c.index()] {
-                        stack.push((c, false));
+        let mut calls_of = |c: CompId| {
+            calls
+                .get_mut(c.index())
+                .map(std::mem::take)
+                .unwrap_or_default()
+        };
+        for root in self.computation_ids() {
+            if mark.get(root.index()) != Some(&Mark::New) {
+                continue;
+            }
+            // Explicit stack: call graphs can be deep in generated modules.
+            // (caller, its calls, the next call to follow)
+            type Frame = (CompId, Vec<(InstrId, CompId)>, usize);
+            let mut stack: Vec<Frame> = vec![(root, calls_of(root), 0)];
+            if let Some(m) = mark.get_mut(root.index()) {
+                *m = Mark::Open;
+            }
+            while let Some(top) = stack.last_mut() {
+                let (caller, calls, next) = (top.0, &top.1, top.2);
+                let Some(&(instr, callee)) = calls.get(next) else {
+                    if let Some(m) = mark.get_mut(caller.index()) {
+                        *m = Mark::Done;
                     }
+                    if self.get_comp(caller).is_some() {
+                        order.push(caller);
+                    }
+                    stack.pop();
+                    continue;
+                };
+                top.2 += 1;
+                match mark.get(callee.index()) {
+                    Some(Mark::New) => {
+                        if let Some(m) = mark.get_mut(callee.index()) {
+                            *m = Mark::Open;
+                        }
+                        let calls = calls_of(callee);
+                        stack.push((callee, calls, 0));
+                    }
+                    Some(Mark::Open) => back_edge(caller, instr, callee)?,
+                    _ => {}
                 }
             }
         }
-        order
+        Ok(order)
     }
 
     /// The entry computation's program shape, from its parameters and root.

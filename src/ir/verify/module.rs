@@ -6,7 +6,7 @@ use super::computation::CheckedCalls;
 use super::names::check_name;
 use super::shapes::check_layouts;
 use super::{module_error, VerifyError};
-use crate::ir::{CompId, InstrId, Module, Shape};
+use crate::ir::{Module, Shape};
 
 /// The module has an entry computation, and a name the text can spell.
 pub(super) fn check_module_header(module: &Module) -> Result<(), VerifyError> {
@@ -21,30 +21,18 @@ pub(super) fn check_module_header(module: &Module) -> Result<(), VerifyError> {
 }
 
 /// No computation calls itself, directly or through others (a call graph
-/// with a cycle has no evaluation and no XLA post order). Depth-first with
-/// an explicit stack: call graphs of generated modules are deep. The order
-/// in which the walk finishes the computations is their post order, which
-/// the module keeps ([`Module::remember_post_order`]): the printer and the
-/// proto writer ask for it next, and finding it again read every
-/// instruction's attributes a second time.
+/// with a cycle has no evaluation and no XLA post order). The walk
+/// ([`Module::walk_calls`]) gives the computation post order, which the
+/// module keeps: the printer and the proto writer ask for it next. `read`:
+/// every computation's calls, if the fast path read them already.
 pub(super) fn check_call_graph(
     module: &Module,
     read: Option<CheckedCalls>,
 ) -> Result<(), VerifyError> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        New,
-        Open,
-        Done,
-    }
-    let ids: Vec<CompId> = module.computation_ids().collect();
-    let slots = ids.iter().map(|c| c.index() + 1).max().unwrap_or(0);
-    let mut mark = vec![Mark::New; slots];
-    let mut post_order = Vec::with_capacity(ids.len());
-    // Per computation: its calling instructions and what each calls.
-    let mut calls = match read {
+    let calls = match read {
         Some(read) => {
-            let mut calls = vec![Vec::new(); slots];
+            let slots = module.computation_ids().map(|c| c.index() + 1).max();
+            let mut calls = vec![Vec::new(); slots.unwrap_or(0)];
             for (c, found) in read {
                 if let Some(slot) = calls.get_mut(c.index()) {
                     *slot = found;
@@ -54,64 +42,22 @@ pub(super) fn check_call_graph(
         }
         None => module.calls_by_computation(),
     };
-    let mut calls_of = |c: CompId| {
-        calls
-            .get_mut(c.index())
-            .map(std::mem::take)
-            .unwrap_or_default()
-    };
-    for &root in &ids {
-        if mark.get(root.index()) != Some(&Mark::New) {
-            continue;
-        }
-        // (caller, its calls, the next call to follow)
-        type Frame = (CompId, Vec<(InstrId, CompId)>, usize);
-        let mut stack: Vec<Frame> = vec![(root, calls_of(root), 0)];
-        if let Some(m) = mark.get_mut(root.index()) {
-            *m = Mark::Open;
-        }
-        while let Some(top) = stack.last_mut() {
-            let (caller, calls, next) = (top.0, &top.1, top.2);
-            let Some(&(instr, callee)) = calls.get(next) else {
-                if let Some(m) = mark.get_mut(caller.index()) {
-                    *m = Mark::Done;
-                }
-                // A callee that does not exist is another check's error.
-                if module.get_comp(caller).is_some() {
-                    post_order.push(caller);
-                }
-                stack.pop();
-                continue;
-            };
-            top.2 += 1;
-            match mark.get(callee.index()) {
-                Some(Mark::New) => {
-                    if let Some(m) = mark.get_mut(callee.index()) {
-                        *m = Mark::Open;
-                    }
-                    let calls = calls_of(callee);
-                    stack.push((callee, calls, 0));
-                }
-                Some(Mark::Open) => {
-                    let comp = module.comp(caller);
-                    let callee_name = module
-                        .get_comp(callee)
-                        .map_or_else(String::new, |c| c.name.to_string());
-                    return Err(VerifyError {
-                        computation: comp.name.to_string(),
-                        instruction: comp.get(instr).map(|i| i.name.to_string()),
-                        message: format!(
-                            "computation {callee_name} calls itself through computation {}",
-                            comp.name
-                        ),
-                        pos: comp.source_pos(instr),
-                    });
-                }
-                _ => {}
-            }
-        }
-    }
-    module.remember_post_order(post_order);
+    let order = module.walk_calls(calls, |caller, instr, callee| {
+        let comp = module.comp(caller);
+        let callee_name = module
+            .get_comp(callee)
+            .map_or_else(String::new, |c| c.name.to_string());
+        Err(VerifyError {
+            computation: comp.name.to_string(),
+            instruction: comp.get(instr).map(|i| i.name.to_string()),
+            message: format!(
+                "computation {callee_name} calls itself through computation {}",
+                comp.name
+            ),
+            pos: comp.source_pos(instr),
+        })
+    })?;
+    module.remember_post_order(order);
     Ok(())
 }
 
