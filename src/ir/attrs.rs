@@ -158,32 +158,55 @@ impl AttrValue {
     /// The same value, its remembered text forgotten: it prints in XLA's
     /// canonical form.
     pub fn canonical(&self) -> AttrValue {
-        fn c<T: Clone>(w: &Typed<T>) -> Typed<T> {
-            Arc::new(w.canonical())
+        self.rewrapped(true)
+    }
+
+    /// The same value in allocations of its own, so that the threads that
+    /// clone it and the ones that clone `self` count no reference in
+    /// common.
+    pub fn unshared(&self) -> AttrValue {
+        use AttrValue as V;
+        let own = |s: &SharedStr| SharedStr::from(s.to_string());
+        match self {
+            V::Raw(s) => V::Raw(own(s)),
+            V::Str(s) => V::Str(own(s)),
+            V::BackendConfig(s) => V::BackendConfig(own(s)),
+            _ => self.rewrapped(false),
+        }
+    }
+
+    /// Each typed value in an allocation of its own, its text forgotten
+    /// if `canonical`.
+    fn rewrapped(&self, canonical: bool) -> AttrValue {
+        fn c<T: Clone>(w: &Typed<T>, canonical: bool) -> Typed<T> {
+            Arc::new(match canonical {
+                true => w.canonical(),
+                false => Written::clone(w),
+            })
         }
         use AttrValue as V;
         match self {
-            V::Float(w) => V::Float(c(w)),
-            V::Window(w) => V::Window(c(w)),
-            V::Padding(w) => V::Padding(c(w)),
-            V::Slice(w) => V::Slice(c(w)),
-            V::ConvDims(w) => V::ConvDims(c(w)),
-            V::ReplicaGroups(w) => V::ReplicaGroups(c(w)),
-            V::Pairs(w) => V::Pairs(c(w)),
-            V::Metadata(w) => V::Metadata(c(w)),
-            V::FrontendAttributes(w) => V::FrontendAttributes(c(w)),
-            V::Sharding(w) => V::Sharding(c(w)),
-            V::Aliasing(w) => V::Aliasing(c(w)),
-            V::Literal(w) => V::Literal(c(w)),
-            V::OriginalValue(w) => V::OriginalValue(c(w)),
-            V::Statistics(w) => V::Statistics(c(w)),
-            V::Domain(w) => V::Domain(c(w)),
-            V::ResultAccuracy(w) => V::ResultAccuracy(c(w)),
-            V::InputOutputAlias(w) => V::InputOutputAlias(c(w)),
-            V::BufferDonor(w) => V::BufferDonor(c(w)),
-            V::Shardings(w) => V::Shardings(c(w)),
-            V::DebugAttributes(w) => V::DebugAttributes(c(w)),
-            V::RecoveryTable(w) => V::RecoveryTable(c(w)),
+            V::Float(w) => V::Float(c(w, canonical)),
+            V::Window(w) => V::Window(c(w, canonical)),
+            V::Padding(w) => V::Padding(c(w, canonical)),
+            V::Slice(w) => V::Slice(c(w, canonical)),
+            V::ConvDims(w) => V::ConvDims(c(w, canonical)),
+            V::ReplicaGroups(w) => V::ReplicaGroups(c(w, canonical)),
+            V::Pairs(w) => V::Pairs(c(w, canonical)),
+            V::Metadata(w) => V::Metadata(c(w, canonical)),
+            V::FrontendAttributes(w) => V::FrontendAttributes(c(w, canonical)),
+            V::Sharding(w) => V::Sharding(c(w, canonical)),
+            V::Aliasing(w) => V::Aliasing(c(w, canonical)),
+            V::Literal(w) => V::Literal(c(w, canonical)),
+            V::OriginalValue(w) => V::OriginalValue(c(w, canonical)),
+            V::Statistics(w) => V::Statistics(c(w, canonical)),
+            V::Domain(w) => V::Domain(c(w, canonical)),
+            V::ResultAccuracy(w) => V::ResultAccuracy(c(w, canonical)),
+            V::InputOutputAlias(w) => V::InputOutputAlias(c(w, canonical)),
+            V::BufferDonor(w) => V::BufferDonor(c(w, canonical)),
+            V::Shardings(w) => V::Shardings(c(w, canonical)),
+            V::DebugAttributes(w) => V::DebugAttributes(c(w, canonical)),
+            V::RecoveryTable(w) => V::RecoveryTable(c(w, canonical)),
             other => other.clone(),
         }
     }
@@ -763,5 +786,40 @@ impl PartialEq for RecoveryEntry {
         self.old == other.old
             && self.new == other.new
             && self.module.is_some() == other.module.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unshared_value_equals_its_source_and_shares_none_of_its_allocations() {
+        let buf = Arc::new(r#"{op_name="a"} "b""#.to_string());
+        let text = SharedStr::slice(&buf, 0, 13).expect("in bounds");
+        let metadata = OpMetadata {
+            op_name: SharedStr::from("a".to_string()),
+            ..OpMetadata::default()
+        };
+        let read = AttrValue::Metadata(Arc::new(Written::read(metadata, text)));
+        let copy = read.unshared();
+        assert_eq!(copy, read);
+        let (AttrValue::Metadata(a), AttrValue::Metadata(b)) = (&read, &copy) else {
+            panic!("a metadata value stays one: {copy:?}");
+        };
+        assert!(!Arc::ptr_eq(a, b));
+        assert_eq!(b.text(), Some(r#"{op_name="a"}"#), "it prints as written");
+        // `canonical`, which shares the same code, still forgets the text.
+        let AttrValue::Metadata(c) = read.canonical() else {
+            panic!("a metadata value stays one");
+        };
+        assert_eq!(c.text(), None);
+
+        let quoted = AttrValue::Str(SharedStr::slice(&buf, 15, 16).expect("in bounds"));
+        let AttrValue::Str(own) = quoted.unshared() else {
+            panic!("a string stays one");
+        };
+        assert_eq!(&*own, "b");
+        assert_eq!(own.offset_in(&buf), None, "a buffer of its own");
     }
 }

@@ -215,26 +215,36 @@ impl<'a> Parser<'a> {
         let Some(kind) = crate::text::attrs::kind_id(key, opcode) else {
             return Ok(None);
         };
-        // The module read before the group first: in a part it holds
-        // nearly every text, and a text is hashed once per map asked.
-        let cached = |st: &ModuleState| st.typed.get(usize::from(kind))?.get(raw).cloned();
-        if let Some(v) = self.base.and_then(cached).or_else(|| cached(&self.st)) {
-            return Ok(Some(v));
+        let kind = usize::from(kind);
+        fn cached<'s>(
+            st: &'s ModuleState,
+            kind: usize,
+            raw: &str,
+        ) -> Option<(&'s SharedStr, &'s AttrValue)> {
+            st.typed.get(kind)?.get_key_value(raw)
         }
-        // Its own copy: the value must not keep the window.
-        let owned = SharedStr::from(raw.to_string());
-        match crate::text::attrs::read(key, opcode, &owned) {
-            Ok(Some(v)) => {
-                let kind = usize::from(kind);
-                if self.st.typed.len() <= kind {
-                    self.st.typed.resize_with(kind + 1, FxMap::default);
+        if let Some((_, v)) = cached(&self.st, kind, raw) {
+            return Ok(Some(v.clone()));
+        }
+        // A part keeps its own copy of a value the module read before
+        // (see `interned_shape`).
+        let (owned, v) = match self.base.and_then(|b| cached(b, kind, raw)) {
+            Some((text, v)) => (text.clone(), v.unshared()),
+            None => {
+                // Its own copy: the value must not keep the window.
+                let owned = SharedStr::from(raw.to_string());
+                match crate::text::attrs::read(key, opcode, &owned) {
+                    Ok(Some(v)) => (owned, v),
+                    Ok(None) => return Ok(None),
+                    Err((offset, m)) => return self.err_at(pos + offset, format!("{key}: {m}")),
                 }
-                self.st.typed[kind].insert(owned, v.clone());
-                Ok(Some(v))
             }
-            Ok(None) => Ok(None),
-            Err((offset, m)) => self.err_at(pos + offset, format!("{key}: {m}")),
+        };
+        if self.st.typed.len() <= kind {
+            self.st.typed.resize_with(kind + 1, FxMap::default);
         }
+        self.st.typed[kind].insert(owned, v.clone());
+        Ok(Some(v))
     }
 
     /// `operand_layout_constraints={f32[2]{0}, ...}` of a custom call: one
@@ -332,15 +342,17 @@ impl<'a> Parser<'a> {
 
     /// An attribute text: the module's copy if it has one, else a slice of
     /// the window (which [`Self::detach`] copies).
-    fn kept_text(&self, raw: &'a str) -> SharedStr {
-        let base = self.base;
-        match base
-            .and_then(|b| b.texts.get(raw))
-            .or_else(|| self.st.texts.get(raw))
-        {
-            Some(kept) => kept.clone(),
-            None => self.shared(raw),
+    fn kept_text(&mut self, raw: &'a str) -> SharedStr {
+        if let Some(kept) = self.st.texts.get(raw) {
+            return kept.clone();
         }
+        // A part keeps its own copy (see `interned_shape`).
+        if self.base.is_some_and(|b| b.texts.contains(raw)) {
+            let own = SharedStr::from(raw.to_string());
+            self.st.texts.insert(own.clone());
+            return own;
+        }
+        self.shared(raw)
     }
 }
 

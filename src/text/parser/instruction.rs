@@ -77,14 +77,16 @@ impl<'a> Parser<'a> {
         self.skip_ws()?;
         let shape_pos = self.pos;
         let declared_shape = self.declared_shape()?;
+        let declared = declared_shape.is_some();
         self.skip_ws()?;
         let op = self.opcode()?;
         let opcode = op.opcode;
-        // Named once the computation is done (`detach`).
-        let mut instr =
-            Instruction::new(SharedStr::default(), opcode, Arc::clone(&self.no_shape_yet));
+        // Named once the computation is done (`detach`); the shape is a
+        // placeholder until inferred, if none is written.
+        let shape = declared_shape.unwrap_or_else(|| Arc::clone(&self.no_shape_yet));
+        let mut instr = Instruction::new(SharedStr::default(), opcode, shape);
         instr.async_wrapped = op.async_wrapped;
-        self.instruction_arguments(scope, &mut instr, declared_shape.as_deref(), op.pos)?;
+        self.instruction_arguments(scope, &mut instr, declared, op.pos)?;
         // A conditional on a pred takes true/false computations, not a list.
         let pred_branch = opcode == Opcode::Conditional
             && instr
@@ -96,7 +98,9 @@ impl<'a> Parser<'a> {
             default_broadcast_dimensions(scope, &mut instr);
         }
         self.check_instruction(scope, &instr, op.pos, pred_branch)?;
-        instr.shape = self.result_shape(scope, &instr, declared_shape, shape_pos)?;
+        if !declared {
+            instr.shape = self.inferred_shape(scope, &instr, shape_pos)?;
+        }
         self.check_result_shape(scope, &instr, op.pos, replication)?;
         if opcode == Opcode::AsyncStart {
             if let Some(AttrValue::Comp(c)) = instr.attr("calls") {
@@ -167,7 +171,7 @@ impl<'a> Parser<'a> {
         &mut self,
         scope: &mut Scope,
         instr: &mut Instruction,
-        declared_shape: Option<&Shape>,
+        declared_shape: bool,
         op_pos: usize,
     ) -> PResult<()> {
         match instr.opcode {
@@ -184,31 +188,28 @@ impl<'a> Parser<'a> {
                 self.expect(b')', "after the parameter number")
             }
             Opcode::Constant => {
-                let Some(shape) = declared_shape else {
+                if !declared_shape {
                     return self.err_at(op_pos, "constant needs a shape");
-                };
-                let lit = self.literal(shape)?;
+                }
+                let lit = self.literal(&instr.shape)?;
                 instr.payload = Payload::Constant(Box::new(lit));
                 self.expect(b')', "at the end of a constant")
             }
             _ => {
                 instr.operands = self.operands(scope)?;
-                self.check_operands(scope, instr, declared_shape, op_pos)
+                let declared = declared_shape.then_some(&*instr.shape);
+                self.check_operands(scope, instr, declared, op_pos)
             }
         }
     }
 
-    /// The declared result shape, else the one inferred from the operands.
-    fn result_shape(
+    /// The result shape inferred from the operands, when none is written.
+    fn inferred_shape(
         &self,
         scope: &Scope,
         instr: &Instruction,
-        declared_shape: Option<Arc<Shape>>,
         shape_pos: usize,
     ) -> PResult<Arc<Shape>> {
-        if let Some(s) = declared_shape {
-            return Ok(s);
-        }
         match self.infer_shape(scope, instr) {
             Some(mut s) => {
                 s.fill_default_layouts();

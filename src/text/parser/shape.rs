@@ -49,13 +49,18 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let end = shape_text_end(self.b, start);
         let key = &self.text[start..end];
-        let base = self.base;
-        if let Some(s) = base
-            .and_then(|b| b.shapes.get(key))
-            .or_else(|| self.st.shapes.get(key))
-        {
+        if let Some(s) = self.st.shapes.get(key) {
             self.pos = end;
             return Ok(Arc::clone(s));
+        }
+        // A part keeps its own copy of a shape the module read before: the
+        // threads parsing parts would otherwise all count references on
+        // the same few shapes, passing their cache lines back and forth.
+        if let Some(s) = self.base.and_then(|b| b.shapes.get(key)) {
+            let own = Arc::new(Shape::clone(s));
+            self.st.shapes.insert(key, Arc::clone(&own));
+            self.pos = end;
+            return Ok(own);
         }
         let mut shape = self.shape()?;
         shape.fill_default_layouts();
