@@ -14,7 +14,7 @@ use super::read_shape::shape_from_proto;
 use super::wire::{encode_len, fields, merge_into, skip_field, take_delimited};
 use super::ProtoError;
 use crate::ir::instruction::{
-    ApiVersion, Attr, AttrList, AttrValue, ComparisonDirection, ComparisonType,
+    attr_key, ApiVersion, Attr, AttrList, AttrValue, ComparisonDirection, ComparisonType,
 };
 use crate::ir::shape::Shape;
 use crate::ir::{CompId, Computation, InstrId, Instruction, Opcode, Payload, SharedStr};
@@ -99,12 +99,10 @@ impl<'c> Reader<'c> {
     }
 
     pub(super) fn key(&mut self, k: &'static str) -> SharedStr {
-        // A buffer of this reader's own, not the shared one of `attr_key`:
-        // threads cloning one `Arc` would contend on its count.
-        self.keys
-            .entry(k)
-            .or_insert_with(|| SharedStr::from(k))
-            .clone()
+        // A known key has no buffer, so cloning it counts no reference;
+        // another gets a buffer of this reader's own: threads cloning one
+        // `Arc` would contend on its count.
+        self.keys.entry(k).or_insert_with(|| attr_key(k)).clone()
     }
 
     pub(super) fn shape(&self, p: &ShapeProto) -> Result<Shape, ProtoError> {
