@@ -340,8 +340,9 @@ impl<'a> Parser<'a> {
         Ok(self.kept_text(raw))
     }
 
-    /// An attribute text: the module's copy if it has one, else a slice of
-    /// the window (which [`Self::detach`] copies).
+    /// An attribute text: the module's copy if it has one (in a part, the
+    /// part's own copy of it), else a slice of the window (which
+    /// [`Self::detach`] copies).
     fn kept_text(&mut self, raw: &'a str) -> SharedStr {
         if let Some(kept) = self.st.texts.get(raw) {
             return kept.clone();
