@@ -14,6 +14,7 @@
 
 use super::to_proto::Writer;
 use super::write_ids::LocalIds;
+use super::write_sink::{bytes_field, string_field};
 use crate::ir::instruction::{AttrValue, ComparisonType};
 use crate::ir::{Computation, InstrId, Opcode, Payload};
 use prost::encoding::{encode_key, encode_varint, encoded_len_varint, WireType};
@@ -130,7 +131,7 @@ impl<'a> Direct<'a> {
     /// empty strings and lists left out, repeated numbers packed).
     pub(super) fn encode(&self, out: &mut Vec<u8>) {
         int64(9, self.parameter_number, out);
-        string(11, self.fusion_kind.as_bytes(), out);
+        string_field(11, self.fusion_kind.as_bytes(), out);
         int64(13, self.tuple_index, out);
         match self.dimensions {
             Dims::List(v) => packed(14, v, out),
@@ -140,13 +141,13 @@ impl<'a> Direct<'a> {
         packed(36, &self.operand_ids, out);
         packed(37, &self.control_predecessor_ids, out);
         packed(38, &self.called_computation_ids, out);
-        string(43, self.backend_config, out);
-        string(63, self.comparison_direction.as_bytes(), out);
+        string_field(43, self.backend_config, out);
+        string_field(63, self.comparison_direction.as_bytes(), out);
         // `frontend_attributes` (68): XLA writes an empty one.
-        empty_message(68, out);
-        string(72, self.comparison_type.as_bytes(), out);
+        bytes_field(68, &[], out);
+        string_field(72, self.comparison_type.as_bytes(), out);
         // `statistics_viz` (82): the same.
-        empty_message(82, out);
+        bytes_field(82, &[], out);
         out.extend_from_slice(self.unknown);
     }
 }
@@ -155,15 +156,6 @@ fn int64(tag: u32, v: i64, out: &mut Vec<u8>) {
     if v != 0 {
         encode_key(tag, WireType::Varint, out);
         encode_varint(v as u64, out);
-    }
-}
-
-/// A string or bytes field.
-fn string(tag: u32, v: &[u8], out: &mut Vec<u8>) {
-    if !v.is_empty() {
-        encode_key(tag, WireType::LengthDelimited, out);
-        encode_varint(v.len() as u64, out);
-        out.extend_from_slice(v);
     }
 }
 
@@ -177,9 +169,4 @@ fn packed(tag: u32, v: &[i64], out: &mut Vec<u8>) {
     for &x in v {
         encode_varint(x as u64, out);
     }
-}
-
-fn empty_message(tag: u32, out: &mut Vec<u8>) {
-    encode_key(tag, WireType::LengthDelimited, out);
-    out.push(0);
 }

@@ -238,10 +238,17 @@ impl SharedFields {
 }
 
 /// A length-delimited field of `bytes` (a message's fields, a string).
-fn bytes_field(tag: u32, bytes: &[u8], out: &mut Vec<u8>) {
+pub(super) fn bytes_field(tag: u32, bytes: &[u8], out: &mut Vec<u8>) {
     encode_key(tag, WireType::LengthDelimited, out);
     encode_varint(bytes.len() as u64, out);
     out.extend_from_slice(bytes);
+}
+
+/// A string or bytes field as proto3 writes it: nothing if empty.
+pub(super) fn string_field(tag: u32, bytes: &[u8], out: &mut Vec<u8>) {
+    if !bytes.is_empty() {
+        bytes_field(tag, bytes, out);
+    }
 }
 
 /// Bytes most length prefixes take: an instruction's or a program shape's
@@ -285,11 +292,8 @@ impl EncodedComputation {
         let Self { bytes, fields, .. } = self;
         encode_key(2, WireType::LengthDelimited, bytes);
         length_delimited(bytes, |body| {
-            for (tag, s) in [(1, name), (2, opcode)] {
-                if !s.is_empty() {
-                    bytes_field(tag, s.as_bytes(), body);
-                }
-            }
+            string_field(1, name.as_bytes(), body);
+            string_field(2, opcode.as_bytes(), body);
             bytes_field(3, fields.shape(&made_from.shape), body);
             body.extend_from_slice(fields.metadata(m, frame));
             rest(body);
