@@ -327,10 +327,51 @@ pub fn par_map<T: Sync, R: Send, W>(
     par_map_beside(items, parallel, init, f, || ()).0
 }
 
+/// [`par_map`], with the heavy items (each over a 64th of the total
+/// `weight`) taken first, heaviest first, and the rest in order; results
+/// still in the items' order. Taken in order, a large item near the end
+/// (the entry computation, last in a module) runs alone while the other
+/// cores wait. The others keep their order: neighbours share shapes and
+/// metadata, which each thread's caches then hold (taking every item by
+/// weight cost more than it saved).
+pub fn par_map_heavy_first<T: Sync, R: Send, W>(
+    items: &[T],
+    parallel: bool,
+    weight: impl Fn(&T) -> usize,
+    init: impl Fn() -> W + Sync,
+    f: impl Fn(&mut W, usize, &T) -> R + Sync,
+) -> Vec<R> {
+    let weights: Vec<usize> = items.iter().map(weight).collect();
+    let heavy = weights.iter().sum::<usize>() / 64;
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    if threads_for(items.len(), parallel) > 1 {
+        // Stable: the light ones keep their order behind the heavy ones.
+        order.sort_by_key(|&i| {
+            let w = weights.get(i).copied().unwrap_or(0);
+            std::cmp::Reverse(if w > heavy { w } else { 0 })
+        });
+    }
+    par_map_in(items, &order, parallel, init, f, || ()).0
+}
+
 /// [`par_map`], with `beside` run on the calling thread meanwhile (work
 /// that cannot move to another thread, such as reading the input).
 pub fn par_map_beside<T: Sync, R: Send, W, B>(
     items: &[T],
+    parallel: bool,
+    init: impl Fn() -> W + Sync,
+    f: impl Fn(&mut W, usize, &T) -> R + Sync,
+    beside: impl FnOnce() -> B,
+) -> (Vec<R>, B) {
+    let order: Vec<usize> = (0..items.len()).collect();
+    par_map_in(items, &order, parallel, init, f, beside)
+}
+
+/// [`par_map_beside`], the threads taking the items in `order` (a
+/// permutation of their positions).
+fn par_map_in<T: Sync, R: Send, W, B>(
+    items: &[T],
+    order: &[usize],
     parallel: bool,
     init: impl Fn() -> W + Sync,
     f: impl Fn(&mut W, usize, &T) -> R + Sync,
@@ -355,7 +396,8 @@ pub fn par_map_beside<T: Sync, R: Send, W, B>(
                     let mut w = init();
                     let mut out = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&i) = order.get(k) else { break };
                         let Some(x) = items.get(i) else { break };
                         out.push((i, f(&mut w, i, x)));
                     }
@@ -813,5 +855,34 @@ mod tests {
             )
         });
         assert!(r.is_err());
+    }
+
+    #[test]
+    fn heavy_items_are_taken_first_and_results_stay_in_order() {
+        use std::sync::Mutex;
+        // Item 7 weighs more than a 64th of the total; the rest do not.
+        let weights: Vec<usize> = (0..40).map(|i| if i == 7 { 1_000 } else { 1 }).collect();
+        let taken = Mutex::new(Vec::new());
+        let results = super::par_map_heavy_first(
+            &weights,
+            true,
+            |&w| w,
+            || (),
+            |_, i, &w| {
+                taken.lock().unwrap().push(i);
+                (i, w)
+            },
+        );
+        let expected: Vec<(usize, usize)> = weights.iter().copied().enumerate().collect();
+        assert_eq!(results, expected);
+        let taken = taken.into_inner().unwrap();
+        if super::threads_for(weights.len(), true) > 1 {
+            assert_eq!(taken.first(), Some(&7), "{taken:?}");
+        }
+        // Every light one, once.
+        let light: Vec<usize> = taken.iter().copied().filter(|&i| i != 7).collect();
+        let mut sorted = light.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..40).filter(|&i| i != 7).collect::<Vec<_>>());
     }
 }

@@ -35,7 +35,7 @@ use super::read_source::Source;
 use super::ProtoError;
 use crate::ir::module::PrintOptions;
 use crate::ir::{CompId, Computation, Module};
-use crate::util::par_map;
+use crate::util::par_map_heavy_first;
 use crate::util::FxMap;
 use smallvec::SmallVec;
 
@@ -133,26 +133,33 @@ fn read_heads<S: Source + ?Sized>(
     with_frames: bool,
     parallel: bool,
 ) -> Result<Vec<Result<Vec<FrameRef>, ProtoError>>, ProtoError> {
-    let results = par_map(&data.comp_at, parallel, Vec::new, |buf, i, &(at, len)| {
-        let bytes = src.read(at, len, buf)?;
-        let mut c = split_computation(bytes).map_err(|e| {
-            e.in_path(&format!("computations[{i}]"), bytes)
-                .prefix_path("HloModuleProto")
-                .located_at(bytes, at)
-        })?;
-        let frames = if with_frames {
-            frame_ids(&c).map_err(|e| in_computation(e, i, &c.shell.name, bytes, at))
-        } else {
-            Ok(Vec::new())
-        };
-        let head = CompHead {
-            at,
-            len,
-            id: c.shell.id,
-            name: std::mem::take(&mut c.shell.name),
-        };
-        Ok::<_, ProtoError>((head, frames))
-    });
+    let by_len = |&(_, len): &(usize, usize)| len;
+    let results = par_map_heavy_first(
+        &data.comp_at,
+        parallel,
+        by_len,
+        Vec::new,
+        |buf, i, &(at, len)| {
+            let bytes = src.read(at, len, buf)?;
+            let mut c = split_computation(bytes).map_err(|e| {
+                e.in_path(&format!("computations[{i}]"), bytes)
+                    .prefix_path("HloModuleProto")
+                    .located_at(bytes, at)
+            })?;
+            let frames = if with_frames {
+                frame_ids(&c).map_err(|e| in_computation(e, i, &c.shell.name, bytes, at))
+            } else {
+                Ok(Vec::new())
+            };
+            let head = CompHead {
+                at,
+                len,
+                id: c.shell.id,
+                name: std::mem::take(&mut c.shell.name),
+            };
+            Ok::<_, ProtoError>((head, frames))
+        },
+    );
     let mut frames = Vec::with_capacity(results.len());
     for r in results {
         let (head, f) = r?;
@@ -267,9 +274,10 @@ fn convert_computations<S: Source + ?Sized>(
 ) -> Result<Converted, ProtoError> {
     let shell = &data.shell;
     let scheduled = shell.schedule.is_some();
-    let results = par_map(
+    let results = par_map_heavy_first(
         &data.comps,
         parallel,
+        |head| head.len,
         || (Reader::new(comp_ids, comp_refs, frames, shell), Vec::new()),
         |(r, buf), i, head| {
             let bytes = src.read(head.at, head.len, buf)?;
