@@ -48,6 +48,13 @@ The XLA side runs in a venv with jaxlib==0.10.2 (made on first use with
 this Python's `venv` and `pip`, reused afterwards; jax itself is only
 installed if jaxlib._hlo cannot be imported without it).
 
+`--floor` also builds and runs, interleaved with the round trip,
+scripts/text_floor: the least work any text round trip does (names,
+shapes, operands and attribute texts read into records, printed back, a
+minimal check; one thread, no checks of XLA's, no typed values). Its CPU
+time halved is the best a 2-core round trip could do; XLA's minimum over
+that is the highest ratio such a round trip could show on this machine.
+
     python3 scripts/bench_vs_xla.py                     # build, 5 runs
     python3 scripts/bench_vs_xla.py --runs 2 --threads 1,2 --json bench.json
     python3 scripts/bench_vs_xla.py --hlo-opt target/release/hlo-opt --venv /tmp/v
@@ -247,6 +254,14 @@ def build_or_find(hlo_opt):
     return (target / "release" / "hlo-opt").resolve()
 
 
+def build_floor():
+    log("building scripts/text_floor")
+    manifest = REPO / "scripts" / "text_floor" / "Cargo.toml"
+    subprocess.run(["cargo", "build", "--release", "--manifest-path", str(manifest)],
+                   check=True, stdout=sys.stderr)
+    return (REPO / "scripts" / "text_floor" / "target" / "release" / "text_floor").resolve()
+
+
 def unpack(module, work):
     """The module as a plain text file in work (unpacked if .gz)."""
     module = Path(module)
@@ -331,6 +346,8 @@ def main():
     ap.add_argument("--module", type=Path, default=DEFAULT_MODULE, help="HLO text (.hlo or .hlo.gz)")
     ap.add_argument("--threads", help="also run hlo-opt on this many CPUs each, e.g. 1,2, "
                                       "and check the outputs are byte-identical")
+    ap.add_argument("--floor", action="store_true",
+                    help="also run scripts/text_floor beside the round trip (see above)")
     ap.add_argument("--json", type=Path, help="write the raw numbers here")
     ap.add_argument("--work-dir", type=Path, help="keep the files here (default: a temp dir, removed)")
     ap.add_argument("--xla-worker", nargs=2, metavar=("OP", "FILE"), help=argparse.SUPPRESS)
@@ -382,6 +399,19 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
 
     samples = []   # every measurement
     hashes = {}    # (work, threads) -> set of sha256 of the outputs
+    floor = build_floor() if a.floor else None
+
+    def floor_run(run):
+        out = work / "out-floor.hlo"
+        if out.exists():
+            out.unlink()
+        into_page_cache(inputs["hlo"])
+        r = run_measured([str(floor), str(inputs["hlo"]), str(out)])
+        r.update(side="floor", work="rt", run=run, phases=r.pop("stderr").strip(),
+                 load1=load()[0])
+        samples.append(r)
+        loads.append(r["load1"])
+        log(f"  run {run} floor   rt       {r['wall_s']:.2f} s (cpu {r['user_s'] + r['sys_s']:.2f} s)")
 
     def hlo_opt_run(key, run, cpus_n):
         _, _, src, dst, args, _ = next(w for w in WORKS if w[0] == key)
@@ -428,8 +458,12 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
             sides = ["xla", "hlo-opt"] if op else ["hlo-opt"]
             if run % 2:
                 sides.reverse()  # alternate who goes first
+            if floor and key == "rt":
+                sides.append("floor")
             for side in sides:
-                if side == "xla":
+                if side == "floor":
+                    floor_run(run)
+                elif side == "xla":
                     xla_run(key, run)
                 else:
                     hlo_opt_run(key, run, None)
@@ -534,6 +568,22 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
     L("")
     L(f"The pipeline's share of the pipeline command (beyond the round trip): {share:.0%}. "
       f"Outputs the same on every run: {'yes' if all(r['deterministic'] for r in rows) else '**no**'}.")
+    floor_row = None
+    if floor:
+        cpu = [s["user_s"] + s["sys_s"] for s in samples if s["side"] == "floor"]
+        walls = [s["wall_s"] for s in samples if s["side"] == "floor"]
+        best = statistics.median(cpu) / 2
+        xla_rt = min(pick("xla", "rt", "total_s"))
+        floor_row = {"cpu_s": cpu, "wall_s": walls,
+                     "sys_s": [s["sys_s"] for s in samples if s["side"] == "floor"],
+                     "best_two_cores_s": best, "ratio_at_best": xla_rt / best}
+        L("")
+        L(f"The floor of a text round trip (scripts/text_floor, one thread): wall "
+          f"{fmt_s(walls)}, CPU {fmt_t(statistics.median(cpu))} (sys "
+          f"{fmt_t(statistics.median(floor_row['sys_s']))}), against hlo-opt's "
+          f"{fmt_t(statistics.median(next(r for r in rows if r['work'] == 'rt')['hlo_opt_cpu_s']))}. "
+          f"Split perfectly over 2 cores it would take {fmt_t(best)}: XLA's minimum over that "
+          f"is {xla_rt / best:.1f}x, the most any round trip doing at least that work could show here.")
     if thread_rows:
         L("")
         L("hlo-opt with its CPU affinity cut to N CPUs (it sizes its thread pool from "
@@ -555,7 +605,7 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
             "runs": a.runs, "threads": threads,
             "load": {"before": load_before, "after": load_after, "samples_1min": loads},
             "xla_warmup_process_s": warm["wall_s"],
-            "rows": rows, "thread_rows": thread_rows, "samples": samples,
+            "rows": rows, "thread_rows": thread_rows, "floor": floor_row, "samples": samples,
             "markdown": "\n".join(lines)}
 
 
