@@ -351,7 +351,7 @@ pub fn par_map_heavy_first<T: Sync, R: Send, W>(
             std::cmp::Reverse(if w > heavy { w } else { 0 })
         });
     }
-    par_map_in(items, &order, parallel, init, f, || ()).0
+    par_map_in(items, Some(&order), parallel, init, f, || ()).0
 }
 
 /// [`par_map`], with `beside` run on the calling thread meanwhile (work
@@ -363,15 +363,15 @@ pub fn par_map_beside<T: Sync, R: Send, W, B>(
     f: impl Fn(&mut W, usize, &T) -> R + Sync,
     beside: impl FnOnce() -> B,
 ) -> (Vec<R>, B) {
-    let order: Vec<usize> = (0..items.len()).collect();
-    par_map_in(items, &order, parallel, init, f, beside)
+    par_map_in(items, None, parallel, init, f, beside)
 }
 
 /// [`par_map_beside`], the threads taking the items in `order` (a
-/// permutation of their positions).
+/// permutation of their positions; `None`: in order). One thread takes
+/// them in order: the results are the same either way.
 fn par_map_in<T: Sync, R: Send, W, B>(
     items: &[T],
-    order: &[usize],
+    order: Option<&[usize]>,
     parallel: bool,
     init: impl Fn() -> W + Sync,
     f: impl Fn(&mut W, usize, &T) -> R + Sync,
@@ -397,7 +397,9 @@ fn par_map_in<T: Sync, R: Send, W, B>(
                     let mut out = Vec::new();
                     loop {
                         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&i) = order.get(k) else { break };
+                        let Some(i) = order.map_or(Some(k), |o| o.get(k).copied()) else {
+                            break;
+                        };
                         let Some(x) = items.get(i) else { break };
                         out.push((i, f(&mut w, i, x)));
                     }
