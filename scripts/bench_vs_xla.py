@@ -48,12 +48,16 @@ The XLA side runs in a venv with jaxlib==0.10.2 (made on first use with
 this Python's `venv` and `pip`, reused afterwards; jax itself is only
 installed if jaxlib._hlo cannot be imported without it).
 
-`--floor` also builds and runs, interleaved with the round trip,
-scripts/text_floor: the least work any text round trip does (names,
-shapes, operands and attribute texts read into records, printed back, a
-minimal check; one thread, no checks of XLA's, no typed values). Its CPU
-time halved is the best a 2-core round trip could do; XLA's minimum over
-that is the highest ratio such a round trip could show on this machine.
+`--floor` also builds and runs scripts/text_floor's two programs, each
+interleaved with its path: text_floor beside the round trip, the least
+work any text round trip does (names, shapes, operands and attribute
+texts read into records, printed back, a minimal check), and
+proto_floor beside proto -> text, the least any proto reader does
+(names, opcodes, shapes, metadata and operand ids walked into records,
+printed back). One thread each, no checks of XLA's, no typed values.
+Half a floor's CPU time is the best a 2-core command doing that work
+could do; XLA's minimum over that is the highest ratio such a command
+could show on this machine.
 
     python3 scripts/bench_vs_xla.py                     # build, 5 runs
     python3 scripts/bench_vs_xla.py --runs 2 --threads 1,2 --json bench.json
@@ -255,11 +259,12 @@ def build_or_find(hlo_opt):
 
 
 def build_floor():
+    """The folder of the floor programs, built."""
     log("building scripts/text_floor")
     manifest = REPO / "scripts" / "text_floor" / "Cargo.toml"
     subprocess.run(["cargo", "build", "--release", "--manifest-path", str(manifest)],
                    check=True, stdout=sys.stderr)
-    return (REPO / "scripts" / "text_floor" / "target" / "release" / "text_floor").resolve()
+    return (REPO / "scripts" / "text_floor" / "target" / "release").resolve()
 
 
 def unpack(module, work):
@@ -331,6 +336,8 @@ WORKS = [
     ("pipeline", "default pipeline `--all-computations big.hlo -o out.hlo`", "hlo", "hlo",
      ["--all-computations"], None),
 ]
+# The floor program beside a work, and its input (see --floor).
+FLOORS = {"rt": ("text_floor", "hlo"), "pb2txt": ("proto_floor", "pb")}
 SPEED_GOAL = 20.0
 PIPELINE_GOAL = 1.1
 MIN_RUNS_FOR_VERDICT = 5
@@ -401,17 +408,18 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
     hashes = {}    # (work, threads) -> set of sha256 of the outputs
     floor = build_floor() if a.floor else None
 
-    def floor_run(run):
-        out = work / "out-floor.hlo"
+    def floor_run(key, run):
+        program, src = FLOORS[key]
+        out = work / f"out-floor-{key}.hlo"
         if out.exists():
             out.unlink()
-        into_page_cache(inputs["hlo"])
-        r = run_measured([str(floor), str(inputs["hlo"]), str(out)])
-        r.update(side="floor", work="rt", run=run, phases=r.pop("stderr").strip(),
+        into_page_cache(inputs[src])
+        r = run_measured([str(floor / program), str(inputs[src]), str(out)])
+        r.update(side="floor", work=key, run=run, phases=r.pop("stderr").strip(),
                  load1=load()[0])
         samples.append(r)
         loads.append(r["load1"])
-        log(f"  run {run} floor   rt       {r['wall_s']:.2f} s (cpu {r['user_s'] + r['sys_s']:.2f} s)")
+        log(f"  run {run} floor   {key:8s} {r['wall_s']:.2f} s (cpu {r['user_s'] + r['sys_s']:.2f} s)")
 
     def hlo_opt_run(key, run, cpus_n):
         _, _, src, dst, args, _ = next(w for w in WORKS if w[0] == key)
@@ -458,11 +466,11 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
             sides = ["xla", "hlo-opt"] if op else ["hlo-opt"]
             if run % 2:
                 sides.reverse()  # alternate who goes first
-            if floor and key == "rt":
+            if floor and key in FLOORS:
                 sides.append("floor")
             for side in sides:
                 if side == "floor":
-                    floor_run(run)
+                    floor_run(key, run)
                 elif side == "xla":
                     xla_run(key, run)
                 else:
@@ -568,22 +576,25 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
     L("")
     L(f"The pipeline's share of the pipeline command (beyond the round trip): {share:.0%}. "
       f"Outputs the same on every run: {'yes' if all(r['deterministic'] for r in rows) else '**no**'}.")
-    floor_row = None
-    if floor:
-        cpu = [s["user_s"] + s["sys_s"] for s in samples if s["side"] == "floor"]
-        walls = [s["wall_s"] for s in samples if s["side"] == "floor"]
+    floor_rows = []
+    for key in FLOORS if floor else []:
+        mine = [s for s in samples if s["side"] == "floor" and s["work"] == key]
+        cpu = [s["user_s"] + s["sys_s"] for s in mine]
         best = statistics.median(cpu) / 2
-        xla_rt = min(pick("xla", "rt", "total_s"))
-        floor_row = {"cpu_s": cpu, "wall_s": walls,
-                     "sys_s": [s["sys_s"] for s in samples if s["side"] == "floor"],
-                     "best_two_cores_s": best, "ratio_at_best": xla_rt / best}
+        xla_min = min(pick("xla", key, "total_s"))
+        row = next(r for r in rows if r["work"] == key)
+        floor_rows.append({"work": key, "program": FLOORS[key][0], "cpu_s": cpu,
+                           "wall_s": [s["wall_s"] for s in mine],
+                           "sys_s": [s["sys_s"] for s in mine],
+                           "best_two_cores_s": best, "ratio_at_best": xla_min / best})
         L("")
-        L(f"The floor of a text round trip (scripts/text_floor, one thread): wall "
-          f"{fmt_s(walls)}, CPU {fmt_t(statistics.median(cpu))} (sys "
-          f"{fmt_t(statistics.median(floor_row['sys_s']))}), against hlo-opt's "
-          f"{fmt_t(statistics.median(next(r for r in rows if r['work'] == 'rt')['hlo_opt_cpu_s']))}. "
-          f"Split perfectly over 2 cores it would take {fmt_t(best)}: XLA's minimum over that "
-          f"is {xla_rt / best:.1f}x, the most any round trip doing at least that work could show here.")
+        L(f"The floor of {row['label'].split(' `')[0]} (scripts/text_floor's {FLOORS[key][0]}, "
+          f"one thread): wall {fmt_s(floor_rows[-1]['wall_s'])}, CPU "
+          f"{fmt_t(statistics.median(cpu))} (sys {fmt_t(statistics.median(floor_rows[-1]['sys_s']))}), "
+          f"against hlo-opt's {fmt_t(statistics.median(row['hlo_opt_cpu_s']))} "
+          f"({statistics.median(row['hlo_opt_cpu_s']) / statistics.median(cpu):.1f}x). Split "
+          f"perfectly over 2 cores it would take {fmt_t(best)}: XLA's minimum over that is "
+          f"{xla_min / best:.1f}x, the most a command doing at least that work could show here.")
     if thread_rows:
         L("")
         L("hlo-opt with its CPU affinity cut to N CPUs (it sizes its thread pool from "
@@ -605,7 +616,7 @@ def bench(a, py, hlo_opt, version, work, threads, allowed):
             "runs": a.runs, "threads": threads,
             "load": {"before": load_before, "after": load_after, "samples_1min": loads},
             "xla_warmup_process_s": warm["wall_s"],
-            "rows": rows, "thread_rows": thread_rows, "floor": floor_row, "samples": samples,
+            "rows": rows, "thread_rows": thread_rows, "floors": floor_rows, "samples": samples,
             "markdown": "\n".join(lines)}
 
 
