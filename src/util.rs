@@ -341,16 +341,17 @@ pub fn par_map_heavy_first<T: Sync, R: Send, W>(
     init: impl Fn() -> W + Sync,
     f: impl Fn(&mut W, usize, &T) -> R + Sync,
 ) -> Vec<R> {
+    if threads_for(items.len(), parallel) <= 1 {
+        return par_map_in(items, None, parallel, init, f, || ()).0;
+    }
     let weights: Vec<usize> = items.iter().map(weight).collect();
     let heavy = weights.iter().sum::<usize>() / 64;
     let mut order: Vec<usize> = (0..items.len()).collect();
-    if threads_for(items.len(), parallel) > 1 {
-        // Stable: the light ones keep their order behind the heavy ones.
-        order.sort_by_key(|&i| {
-            let w = weights.get(i).copied().unwrap_or(0);
-            std::cmp::Reverse(if w > heavy { w } else { 0 })
-        });
-    }
+    // Stable: the light ones keep their order behind the heavy ones.
+    order.sort_by_key(|&i| {
+        let w = weights.get(i).copied().unwrap_or(0);
+        std::cmp::Reverse(if w > heavy { w } else { 0 })
+    });
     par_map_in(items, Some(&order), parallel, init, f, || ()).0
 }
 

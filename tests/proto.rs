@@ -391,6 +391,23 @@ fn proto_ir_proto_decodes_to_the_same_message() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The instructions of a written module, each checked to have an id no
+/// other has.
+fn written_instructions_each_id_once(
+    p: &proto::messages::HloModuleProto,
+) -> Vec<&proto::messages::HloInstructionProto> {
+    let mut seen = std::collections::BTreeSet::new();
+    let all: Vec<_> = p
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .collect();
+    for i in &all {
+        assert!(seen.insert(i.id), "instruction id {} twice", i.id);
+    }
+    all
+}
+
 /// Proto ids the IR keeps are written back only where they are unique: a
 /// clash (here, every computation claiming one id) gets fresh ids, and the
 /// module still reads back as it was.
@@ -430,14 +447,10 @@ fn clashing_instruction_ids_get_fresh_ones_wherever_they_come() {
         m.comp_mut(c).set_proto_instr_ids(&ids);
     }
     let p = proto::module_to_proto(&m).unwrap();
-    let mut seen = std::collections::BTreeSet::new();
-    for c in &p.computations {
-        for i in &c.instructions {
-            assert!(seen.insert(i.id), "instruction id {} twice", i.id);
-            // Each is one set above (1 and up) or a fresh one: none is
-            // left without.
-            assert!(i.id > 0, "{} has id {}", i.name, i.id);
-        }
+    for i in written_instructions_each_id_once(&p) {
+        // Each is one set above (1 and up) or a fresh one: none is left
+        // without.
+        assert!(i.id > 0, "{} has id {}", i.name, i.id);
     }
     // A later computation's second instruction keeps its id 2.
     let c = comps[1];
@@ -479,12 +492,7 @@ fn instructions_added_after_reading_get_fresh_ids() {
     m.comp_mut(entry).set_root(copy);
     verify(&m).unwrap();
     let p = proto::module_to_proto(&m).unwrap();
-    let mut seen = std::collections::BTreeSet::new();
-    for c in &p.computations {
-        for i in &c.instructions {
-            assert!(seen.insert(i.id), "instruction id {} twice", i.id);
-        }
-    }
+    written_instructions_each_id_once(&p);
     let e = p
         .computations
         .iter()
