@@ -26,7 +26,8 @@
 
 use super::err;
 use super::read_async::fold_async_sugar;
-use super::read_computation::Reader;
+use super::read_comp_ids::{CompIds, StandIns};
+use super::read_computation::{ReadComputation, Reader};
 use super::read_frames::{frame_ids, FrameRef, Frames};
 use super::read_header::module_header;
 use super::read_order::computation_order;
@@ -38,6 +39,7 @@ use crate::ir::{CompId, Computation, Module};
 use crate::util::par_map_heavy_first;
 use crate::util::FxMap;
 use smallvec::SmallVec;
+use std::sync::Mutex;
 
 /// How to read a proto.
 #[derive(Clone, Copy, Debug)]
@@ -175,6 +177,131 @@ fn read<S: Source + ?Sized>(
     options: &ReadOptions,
 ) -> Result<Module, ProtoError> {
     let parallel = worth_threads(&data.comp_at);
+    if data.fault.is_none() {
+        if let Some(module) = read_learning_ids(src, &mut data, options, parallel) {
+            return Ok(module);
+        }
+        data.comps.clear();
+    }
+    read_ids_first(src, data, options, parallel)
+}
+
+/// The usual read: each computation converts as soon as it is read, the
+/// computation ids it calls learned on the way ([`CompIds::Learned`]) and
+/// its metadata given the proto's stack frame ids, which XLA's numbering
+/// replaces after. `None` at any fault: [`read_ids_first`] then reads the
+/// input again, in the order of checks that says which fault is reported.
+fn read_learning_ids<S: Source + ?Sized>(
+    src: &S,
+    data: &mut ModuleData,
+    options: &ReadOptions,
+    parallel: bool,
+) -> Option<Module> {
+    let shell = &data.shell;
+    let mut module = Module::new(shell.name.as_str());
+    let comp_refs: Vec<CompId> = data
+        .comp_at
+        .iter()
+        .map(|_| module.reserve_computation())
+        .collect();
+    let comp_ids = CompIds::learned(comp_refs.len());
+    let renumber = options.xla_order && shell.stack_frame_index.is_some();
+    let scheduled = shell.schedule.is_some();
+    let results = par_map_heavy_first(
+        &data.comp_at,
+        parallel,
+        |&(_, len)| len,
+        || (Reader::new(&comp_ids, None, renumber, shell), Vec::new()),
+        |(r, buf), i, &(at, len)| {
+            let bytes = src.read(at, len, buf).ok()?;
+            let mut c = split_computation(bytes).ok()?;
+            comp_ids.define(c.shell.id, i).ok()?;
+            let read = r.computation(&c, scheduled).ok()?;
+            let name = std::mem::take(&mut c.shell.name);
+            let head = CompHead {
+                at,
+                len,
+                id: c.shell.id,
+                name,
+            };
+            Some((head, read))
+        },
+    );
+    let mut converted = Converted::with_capacity(results.len());
+    let mut heads = Vec::with_capacity(results.len());
+    let mut first_frames = Vec::with_capacity(results.len());
+    for r in results {
+        let (head, mut c) = r?;
+        heads.push(head);
+        first_frames.push(std::mem::take(&mut c.first_frames));
+        converted.push(c);
+    }
+    let learned = comp_ids.into_learned()?;
+    let stand_ins = learned.resolve().ok()?;
+    let entry = learned.get(shell.entry_computation_id)?.index();
+    // XLA numbers the stack frames walking the computations in proto
+    // order and their instructions in id order; a frame met before keeps
+    // its number, so each computation's first use of each is enough.
+    let mut frames = Frames::new(shell.stack_frame_index.as_ref(), options.xla_order);
+    for refs in &first_frames {
+        for r in refs {
+            frames.map(r.frame).ok()?;
+        }
+    }
+    settle(&mut converted, &stand_ins, &frames, parallel);
+    data.comps = heads;
+    assemble(data, options, module, converted, &comp_refs, entry, frames).ok()
+}
+
+/// What the computations could not know as they converted: the
+/// computations they call that were read after them (stand-ins), and
+/// XLA's numbers for their metadata's stack frames.
+fn settle(converted: &mut Converted, stand_ins: &StandIns, frames: &Frames<'_>, parallel: bool) {
+    let renumber = frames.renumbers();
+    if stand_ins.is_empty() && !renumber {
+        return;
+    }
+    let comps: Vec<Mutex<(&mut Computation, &mut Calls)>> = converted
+        .built
+        .iter_mut()
+        .zip(converted.calls.iter_mut())
+        .filter_map(|(c, calls)| Some(Mutex::new((c.as_mut()?, calls))))
+        .collect();
+    par_map_heavy_first(
+        &comps,
+        parallel,
+        |c| c.lock().map_or(0, |c| c.0.slot_count()),
+        FxMap::default,
+        |seen, _, c| {
+            let mut c = c.lock().unwrap_or_else(|e| e.into_inner());
+            let (comp, calls) = &mut *c;
+            let calls_stand_ins = stand_ins.replace_in_calls(calls);
+            if !calls_stand_ins && !renumber {
+                return;
+            }
+            for (_, instr) in comp.slots_mut() {
+                for attr in instr.attrs.iter_mut() {
+                    if calls_stand_ins {
+                        stand_ins.replace_in(&mut attr.value);
+                    }
+                    if renumber {
+                        frames.renumber(&mut attr.value, seen);
+                    }
+                }
+            }
+        },
+    );
+}
+
+/// The read that checks in the order faults are reported: every
+/// computation's id and stack frames read first (in parallel, reported in
+/// module order), the frames numbered, then the computations converted.
+fn read_ids_first<S: Source + ?Sized>(
+    src: &S,
+    mut data: ModuleData,
+    options: &ReadOptions,
+    parallel: bool,
+) -> Result<Module, ProtoError> {
     let renumber = options.xla_order && data.shell.stack_frame_index.is_some();
     let with_frames = renumber && data.fault.is_none();
     let frame_ids = read_heads(src, &mut data, with_frames, parallel)?;
@@ -197,8 +324,6 @@ fn read<S: Source + ?Sized>(
             shell.entry_computation_id
         ))
     })?;
-    // XLA numbers the stack frames walking the computations in proto
-    // order and their instructions in id order.
     for (i, refs) in frame_ids.into_iter().enumerate() {
         for r in refs? {
             frames
@@ -206,13 +331,42 @@ fn read<S: Source + ?Sized>(
                 .map_err(|e| in_metadata(src, data, i, r, e))?;
         }
     }
-    let mut converted = convert_computations(src, data, &comp_ids, &comp_refs, &frames, parallel)?;
+    let known = CompIds::Known {
+        positions: &comp_ids,
+        refs: &comp_refs,
+    };
+    let converted = convert_computations(src, data, &known, &frames, renumber, parallel)?;
+    assemble(data, options, module, converted, &comp_refs, entry, frames)
+}
+
+/// The module from its computations: async sugar folded, the computations
+/// in XLA's order, the header and the stack-frame tables.
+fn assemble(
+    data: &ModuleData,
+    options: &ReadOptions,
+    mut module: Module,
+    mut converted: Converted,
+    comp_refs: &[CompId],
+    entry: usize,
+    frames: Frames<'_>,
+) -> Result<Module, ProtoError> {
+    let shell = &data.shell;
     let folded = if converted.any_async_start {
-        fold_async_sugar(&mut converted.built, &comp_refs, entry)
+        fold_async_sugar(&mut converted.built, comp_refs, entry)
     } else {
         vec![false; converted.built.len()]
     };
-    let mut order = computation_order(data, &converted.calls, entry)?;
+    // The module is fresh: its computations' ids are their positions.
+    let calls: Vec<Vec<SmallVec<[usize; 2]>>> = converted
+        .calls
+        .iter()
+        .map(|c| {
+            c.iter()
+                .map(|cs| cs.iter().map(|c| c.index()).collect())
+                .collect()
+        })
+        .collect();
+    let mut order = computation_order(data, &calls, entry)?;
     if !frames.renumber {
         order = (0..data.comps.len()).collect();
     }
@@ -255,21 +409,39 @@ fn computation_ids(data: &ModuleData) -> Result<FxMap<i64, usize>, ProtoError> {
     Ok(comp_ids)
 }
 
+/// For each instruction of a computation in id order that calls
+/// computations, the computations it calls.
+type Calls = Vec<SmallVec<[CompId; 2]>>;
+
 /// The computations converted, in proto order.
 struct Converted {
     built: Vec<Option<Computation>>,
-    /// Per computation, for each instruction in id order that calls
-    /// computations, the computations it calls.
-    calls: Vec<Vec<SmallVec<[usize; 2]>>>,
+    calls: Vec<Calls>,
     any_async_start: bool,
+}
+
+impl Converted {
+    fn with_capacity(n: usize) -> Converted {
+        Converted {
+            built: Vec::with_capacity(n),
+            calls: Vec::with_capacity(n),
+            any_async_start: false,
+        }
+    }
+
+    fn push(&mut self, c: ReadComputation) {
+        self.built.push(Some(c.comp));
+        self.calls.push(c.calls);
+        self.any_async_start |= c.has_async_start;
+    }
 }
 
 fn convert_computations<S: Source + ?Sized>(
     src: &S,
     data: &ModuleData,
-    comp_ids: &FxMap<i64, usize>,
-    comp_refs: &[CompId],
+    comp_ids: &CompIds<'_>,
     frames: &Frames<'_>,
+    renumbered_frames: bool,
     parallel: bool,
 ) -> Result<Converted, ProtoError> {
     let shell = &data.shell;
@@ -278,7 +450,10 @@ fn convert_computations<S: Source + ?Sized>(
         &data.comps,
         parallel,
         |head| head.len,
-        || (Reader::new(comp_ids, comp_refs, frames, shell), Vec::new()),
+        || {
+            let r = Reader::new(comp_ids, Some(frames), renumbered_frames, shell);
+            (r, Vec::new())
+        },
         |(r, buf), i, head| {
             let bytes = src.read(head.at, head.len, buf)?;
             let at = |e| in_computation(e, i, &head.name, bytes, head.at);
@@ -288,16 +463,93 @@ fn convert_computations<S: Source + ?Sized>(
             r.computation(&c, scheduled).map_err(at)
         },
     );
-    let mut out = Converted {
-        built: Vec::with_capacity(data.comps.len()),
-        calls: Vec::with_capacity(data.comps.len()),
-        any_async_start: false,
-    };
+    let mut out = Converted::with_capacity(data.comps.len());
     for r in results {
-        let c = r?;
-        out.built.push(Some(c.comp));
-        out.calls.push(c.calls);
-        out.any_async_start |= c.has_async_start;
+        out.push(r?);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::instruction::AttrValue;
+    use crate::proto::messages::HloModuleProto;
+    use crate::proto::{module_to_proto_bytes, unwrap_module};
+    use crate::text::printer::print_module;
+    use prost::Message;
+
+    /// The module the usual read gives (which must succeed), and the one
+    /// the read that takes the ids first gives.
+    fn both_reads(bytes: &[u8], options: &ReadOptions, parallel: bool) -> (Module, Module) {
+        let mut data = split_module(bytes);
+        let learned = read_learning_ids(bytes, &mut data, options, parallel)
+            .expect("the usual read succeeds on a valid module");
+        let first = read_ids_first(bytes, split_module(bytes), options, parallel)
+            .unwrap_or_else(|e| panic!("{e}"));
+        (learned, first)
+    }
+
+    /// Whether some instruction's metadata names another stack frame than
+    /// its proto did.
+    fn frames_renumbered(m: &Module) -> bool {
+        m.computations().any(|(_, c)| {
+            c.instructions()
+                .any(|(id, i)| match (i.attr("metadata"), c.proto_frame_id(id)) {
+                    (Some(AttrValue::Metadata(md)), Some(p)) => md.stack_frame_id != p,
+                    _ => false,
+                })
+        })
+    }
+
+    /// Learning the computation ids while converting (stand-ins for those
+    /// called before they are read) and numbering the stack frames after
+    /// gives the module, text and proto, that reading the ids and frames
+    /// first gives: on the corpus as XLA wrote it (callees first) and with
+    /// its computations reversed (the entry first: every call a stand-in;
+    /// the frames met in another order, so renumbered).
+    #[test]
+    fn ids_learned_while_converting_give_the_module_read_ids_first() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the corpus")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pb"))
+            .collect();
+        files.sort();
+        assert!(files.len() > 100, "{} protos", files.len());
+        let (mut reversed_calls, mut renumbered) = (0, 0);
+        for path in &files {
+            let bytes = std::fs::read(path).expect("readable");
+            let (_, module) = unwrap_module(&bytes);
+            let mut proto = HloModuleProto::decode(module).expect("a module");
+            let many = proto.computations.len() > 1;
+            proto.computations.reverse();
+            let reversed = proto.encode_to_vec();
+            for (variant, input) in [("as written", module), ("reversed", &reversed[..])] {
+                for xla_order in [true, false] {
+                    for parallel in [false, true] {
+                        let options = ReadOptions { xla_order };
+                        let (learned, first) = both_reads(input, &options, parallel);
+                        let what = format!("{} {variant}, {options:?}", path.display());
+                        assert_eq!(print_module(&learned), print_module(&first), "{what}");
+                        let proto = |m: &Module| module_to_proto_bytes(m).expect("writable");
+                        assert!(proto(&learned) == proto(&first), "{what}: protos differ");
+                        if variant == "reversed" && xla_order && !parallel {
+                            reversed_calls += usize::from(many);
+                            renumbered += usize::from(frames_renumbered(&learned));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            reversed_calls > 20,
+            "{reversed_calls} modules call computations read after them"
+        );
+        assert!(
+            renumbered > 5,
+            "{renumbered} modules have frames renumbered"
+        );
+    }
 }

@@ -22,6 +22,7 @@ pub mod attrs;
 pub mod from_proto;
 pub mod messages;
 mod read_async;
+mod read_comp_ids;
 mod read_computation;
 mod read_frames;
 mod read_header;

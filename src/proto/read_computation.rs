@@ -4,7 +4,8 @@
 
 use super::err;
 use super::messages::*;
-use super::read_frames::Frames;
+use super::read_comp_ids::CompIds;
+use super::read_frames::{FrameRef, Frames};
 use super::read_metadata::{
     append_unprinted_metadata, DeferredMetadata, Meta, MetaView, MetadataCache,
 };
@@ -54,9 +55,15 @@ pub(super) struct Pending {
 
 /// Converts computations; one per thread, sharing the module-wide tables.
 pub(super) struct Reader<'c> {
-    pub(super) comp_ids: &'c FxMap<i64, usize>,
-    pub(super) comp_refs: &'c [CompId],
-    pub(super) frames: &'c Frames<'c>,
+    pub(super) comp_ids: &'c CompIds<'c>,
+    /// XLA's numbers for the stack frames, if they were worked out before
+    /// the computations convert; else the metadata keeps the proto's, and
+    /// each computation lists the frames it uses first
+    /// ([`ReadComputation::first_frames`]), for numbering after.
+    pub(super) frames: Option<&'c Frames<'c>>,
+    /// Whether the frames are renumbered: then each instruction's proto
+    /// frame id is kept, to write the module back with it.
+    renumbered_frames: bool,
     /// Shapes by their encoded `ShapeProto`, with its element type.
     pub(super) shapes: FxMap<Box<[u8]>, InstrShape>,
     pub(super) keys: FxMap<&'static str, SharedStr>,
@@ -78,15 +85,15 @@ pub(super) struct Reader<'c> {
 
 impl<'c> Reader<'c> {
     pub(super) fn new(
-        comp_ids: &'c FxMap<i64, usize>,
-        comp_refs: &'c [CompId],
-        frames: &'c Frames<'c>,
+        comp_ids: &'c CompIds<'c>,
+        frames: Option<&'c Frames<'c>>,
+        renumbered_frames: bool,
         module: &'c HloModuleProto,
     ) -> Reader<'c> {
         Reader {
             comp_ids,
-            comp_refs,
             frames,
+            renumbered_frames,
             shapes: FxMap::default(),
             keys: FxMap::default(),
             schedule: module.schedule.as_ref(),
@@ -118,16 +125,17 @@ impl<'c> Reader<'c> {
         Ok(s)
     }
 
-    /// The position in the module of a called computation.
-    pub(super) fn comp_index(&self, id: i64) -> Result<usize, ProtoError> {
-        match self.comp_ids.get(&id) {
-            Some(&i) => Ok(i),
-            None => err(format!("called computation id {id} does not exist")),
-        }
+    /// The computation a called computation id names.
+    pub(super) fn comp_ref(&self, id: i64) -> Result<CompId, ProtoError> {
+        self.comp_ids.lookup(id)
     }
 
-    pub(super) fn comp_ref(&self, id: i64) -> Result<CompId, ProtoError> {
-        self.comp_index(id).map(|i| self.comp_refs[i])
+    /// The stack frame id to give metadata whose proto has `id`.
+    pub(super) fn frame_id(&self, id: i32) -> Result<i64, ProtoError> {
+        match self.frames {
+            Some(frames) if id != 0 => frames.lookup(id),
+            _ => Ok(i64::from(id)),
+        }
     }
 
     /// The shape of an instruction, interned by its encoded `ShapeProto`
@@ -204,10 +212,16 @@ impl<'c> Reader<'c> {
         comp.proto_id = Some(data.shell.id);
         self.record_proto_order(&mut comp, &scans, &order);
         record_proto_extras(&mut comp, data, converted.bare_precision, converted.unknown);
+        let first_frames = if self.frames.is_none() && self.renumbered_frames {
+            first_frames(&scans, &by_id)
+        } else {
+            Vec::new()
+        };
         Ok(ReadComputation {
             comp,
             calls,
             has_async_start,
+            first_frames,
         })
     }
 
@@ -217,14 +231,14 @@ impl<'c> Reader<'c> {
         &self,
         scans: &[Scan<'_>],
         by_id: &[usize],
-    ) -> Result<Vec<SmallVec<[usize; 2]>>, ProtoError> {
+    ) -> Result<Vec<SmallVec<[CompId; 2]>>, ProtoError> {
         let mut calls = Vec::new();
         for &i in by_id {
             if !scans[i].called.is_empty() {
                 let cs = scans[i]
                     .called
                     .iter()
-                    .map(|&c| self.comp_index(c))
+                    .map(|&c| self.comp_ref(c))
                     .collect::<Result<SmallVec<_>, _>>()?;
                 calls.push(cs);
             }
@@ -404,7 +418,7 @@ impl<'c> Reader<'c> {
             proto_order[i] = k as u32;
         }
         comp.set_proto_instr_order(proto_order.into());
-        if self.frames.renumber && self.frames.index.is_some() {
+        if self.renumbered_frames {
             comp.set_proto_frame_ids(order.iter().map(|&i| scans[i].stack_frame_id).collect());
         }
     }
@@ -421,9 +435,26 @@ pub(super) struct InstrShape {
 pub(super) struct ReadComputation {
     pub(super) comp: Computation,
     /// For each instruction in id order that calls computations, the
-    /// computations it calls (as positions in the module).
-    pub(super) calls: Vec<SmallVec<[usize; 2]>>,
+    /// computations it calls.
+    pub(super) calls: Vec<SmallVec<[CompId; 2]>>,
     pub(super) has_async_start: bool,
+    /// Read without the frames numbered: each stack frame its instructions
+    /// name, once, in the order XLA first meets them (instruction id order).
+    pub(super) first_frames: Vec<FrameRef>,
+}
+
+/// The distinct nonzero stack frames of the instructions, each where the
+/// id order first has it.
+fn first_frames(scans: &[Scan<'_>], by_id: &[usize]) -> Vec<FrameRef> {
+    let mut seen = crate::util::FxSet::default();
+    let mut first = Vec::new();
+    for &index in by_id {
+        let frame = scans[index].stack_frame_id;
+        if frame != 0 && seen.insert(frame) {
+            first.push(FrameRef { frame, index });
+        }
+    }
+    first
 }
 
 /// The edges pass 1 found, as positions in the computation.

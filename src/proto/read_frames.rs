@@ -5,6 +5,8 @@ use super::err;
 use super::messages::*;
 use super::read_scan::{CompData, Scan};
 use super::ProtoError;
+use crate::ir::attrs::{typed, OpMetadata as MetadataValue};
+use crate::ir::instruction::AttrValue;
 use crate::ir::module::{FileLocation, ProtoFrames, StackFrame, StackFrameIndex};
 use crate::util::{FxMap, FxSet};
 use std::sync::Arc;
@@ -219,6 +221,47 @@ impl<'p> Frames<'p> {
             )),
             (None, Some(_)) => err(format!("stack frame id {id} was not numbered")),
         }
+    }
+
+    /// Whether some frame [`Frames::map`] saw gets a number other than its
+    /// proto id.
+    pub(super) fn renumbers(&self) -> bool {
+        self.renumber && self.memo.iter().any(|(&id, &n)| i64::from(id) != n)
+    }
+
+    /// Gives metadata read with the proto's stack frame id the number
+    /// [`Frames::map`] gave that. `seen` holds each shared value renumbered
+    /// beside the value it replaces (kept alive, so that its address, the
+    /// key, is not reused).
+    pub(super) fn renumber(
+        &self,
+        value: &mut AttrValue,
+        seen: &mut FxMap<usize, (AttrValue, AttrValue)>,
+    ) {
+        let AttrValue::Metadata(m) = &*value else {
+            return;
+        };
+        let Some(&n) = self.memo.get(&m.stack_frame_id) else {
+            return;
+        };
+        if n == i64::from(m.stack_frame_id) {
+            return;
+        }
+        let renumbered = || {
+            AttrValue::Metadata(typed(MetadataValue {
+                stack_frame_id: n as i32,
+                ..m.value().clone()
+            }))
+        };
+        *value = if Arc::strong_count(m) == 1 {
+            renumbered()
+        } else {
+            let key = Arc::as_ptr(m) as usize;
+            let (_, new) = seen
+                .entry(key)
+                .or_insert_with(|| (value.clone(), renumbered()));
+            new.clone()
+        };
     }
 
     /// The module's tables; where renumbered, the proto's own too, and

@@ -185,11 +185,7 @@ impl Reader<'_> {
             Meta::InMessage => p.metadata.as_ref().map(MetaView::of),
         };
         if let Some(m) = view {
-            let sf = if m.stack_frame_id != 0 {
-                self.frames.lookup(m.stack_frame_id)?
-            } else {
-                0
-            };
+            let sf = self.frame_id(m.stack_frame_id)?;
             if m.has_text() {
                 let value = match self.metadata.get(&m, sf) {
                     Some(shared) => PVal::Value(shared),
