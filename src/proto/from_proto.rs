@@ -7,13 +7,22 @@
 //!   post order (`MakeComputationPostOrder`);
 //! - the stack-frame tables are rebuilt by walking the computations in proto
 //!   order and their instructions in id order, each frame's chain added root
-//!   first ([`ReadOptions::renumber_stack_frames`]).
+//!   first ([`ReadOptions::xla_order`]).
 //!
 //! The input is a [`Source`]: memory, or a file read by byte range, so
 //! that a file is never held whole. The module's own fields are walked key
 //! by key and the computations' places noted (`split_module`); then, on
-//! all cores, each computation's bytes are read and split for its id, name
-//! and stack frames (`read_heads`), and read and split again to convert it.
+//! all cores, each computation's bytes are read, split and converted
+//! (`read_learning_ids`). What a computation cannot know while it converts
+//! is settled after: the computations it calls that were not read yet get
+//! stand-ins ([`CompIds`]), replaced once all are read, and its metadata
+//! keeps the proto's stack frame ids, which XLA's numbering replaces once
+//! every computation has said which frames it meets first.
+//!
+//! A fault stops that read, and the input is read again the way that
+//! checks in the order faults are reported (`read_ids_first`): every
+//! computation's id and stack frames first, then the conversion, so that
+//! the error is the one a reader in byte order meets first.
 //!
 //! The reader streams. Per computation, pass 1 scans each encoded
 //! instruction for its id, name, edges, stack frame and the bytes of its
@@ -21,8 +30,8 @@
 //! decodes each instruction into one reused message (metadata read in
 //! place) and writes every name and attribute text of the computation into
 //! one buffer the IR's strings are slices of. Computations convert on all
-//! cores (`util::par_map`); the stack frames are numbered before, in XLA's
-//! order, so the result does not depend on the thread count.
+//! cores (`util::par_map_heavy_first`); the ids and frames are settled in
+//! proto order, so the result does not depend on the thread count.
 
 use super::err;
 use super::read_async::fold_async_sugar;
