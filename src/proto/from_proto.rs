@@ -224,7 +224,7 @@ fn read_learning_ids<S: Source + ?Sized>(
         |(r, buf), i, &(at, len)| {
             let bytes = src.read(at, len, buf).ok()?;
             let mut c = split_computation(bytes).ok()?;
-            comp_ids.define(c.shell.id, i).ok()?;
+            comp_ids.define(c.shell.id, i).then_some(())?;
             let read = r.computation(&c, scheduled).ok()?;
             let name = std::mem::take(&mut c.shell.name);
             let head = CompHead {
@@ -246,7 +246,7 @@ fn read_learning_ids<S: Source + ?Sized>(
         converted.push(c);
     }
     let learned = comp_ids.into_learned()?;
-    let stand_ins = learned.resolve().ok()?;
+    let stand_ins = learned.resolve()?;
     let entry = learned.get(shell.entry_computation_id)?.index();
     // XLA numbers the stack frames walking the computations in proto
     // order and their instructions in id order; a frame met before keeps

@@ -71,24 +71,24 @@ impl<'a> CompIds<'a> {
         }
     }
 
-    /// Learns that the computation at `position` has proto id `id`; an
-    /// error if another has it too.
-    pub(super) fn define(&self, id: i64, position: usize) -> Result<(), ProtoError> {
+    /// Learns that the computation at `position` has proto id `id`; false
+    /// if another has it too (the read that takes the ids first says so).
+    pub(super) fn define(&self, id: i64, position: usize) -> bool {
         let CompIds::Learned(learned) = self else {
-            return Ok(());
+            return true;
         };
         let mut l = learned.lock().unwrap_or_else(|e| e.into_inner());
         let own = CompId::new(position);
         let count = l.count;
         match l.by_id.insert(id, own) {
-            None => Ok(()),
+            None => true,
             Some(c) if c.index() >= count => {
                 if let Some(slot) = l.stand_ins.get_mut(c.index() - count) {
                     *slot = Some(own);
                 }
-                Ok(())
+                true
             }
-            Some(_) => err(format!("computation id {id} is used twice")),
+            Some(_) => false,
         }
     }
 
@@ -111,24 +111,11 @@ impl Learned {
             .filter(|c| c.index() < self.count)
     }
 
-    /// Each stand-in's computation; an error naming an id no computation
-    /// has.
-    pub(super) fn resolve(&self) -> Result<StandIns, ProtoError> {
-        let mut targets = Vec::with_capacity(self.stand_ins.len());
-        for (k, s) in self.stand_ins.iter().enumerate() {
-            match s {
-                Some(c) => targets.push(*c),
-                None => {
-                    let id = self
-                        .by_id
-                        .iter()
-                        .find(|(_, c)| c.index() == self.count + k)
-                        .map_or(0, |(id, _)| *id);
-                    return err(format!("called computation id {id} does not exist"));
-                }
-            }
-        }
-        Ok(StandIns {
+    /// Each stand-in's computation; `None` if one stands for an id no
+    /// computation has.
+    pub(super) fn resolve(&self) -> Option<StandIns> {
+        let targets = self.stand_ins.iter().copied().collect::<Option<Vec<_>>>()?;
+        Some(StandIns {
             count: self.count,
             targets,
         })
