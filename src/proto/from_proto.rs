@@ -182,10 +182,20 @@ fn read_heads<S: Source + ?Sized>(
 
 fn read<S: Source + ?Sized>(
     src: &S,
-    mut data: ModuleData,
+    data: ModuleData,
     options: &ReadOptions,
 ) -> Result<Module, ProtoError> {
     let parallel = worth_threads(&data.comp_at);
+    read_on(src, data, options, parallel)
+}
+
+/// [`read`], on all cores if `parallel`.
+fn read_on<S: Source + ?Sized>(
+    src: &S,
+    mut data: ModuleData,
+    options: &ReadOptions,
+    parallel: bool,
+) -> Result<Module, ProtoError> {
     if data.fault.is_none() {
         if let Some(module) = read_learning_ids(src, &mut data, options, parallel) {
             return Ok(module);
@@ -497,6 +507,96 @@ mod tests {
         let first = read_ids_first(bytes, split_module(bytes), options, parallel)
             .unwrap_or_else(|e| panic!("{e}"));
         (learned, first)
+    }
+
+    /// The outcome of a read, comparable: the text, or the error.
+    fn outcome(r: Result<Module, ProtoError>) -> Result<String, String> {
+        r.map(|m| print_module(&m)).map_err(|e| e.to_string())
+    }
+
+    /// A fault the usual read meets makes it give way to the read that
+    /// takes the ids first, so the error is the one that read reports:
+    /// computations called that do not exist, ids used twice, a missing
+    /// entry, stack frames that name no frame, on the corpus with such
+    /// faults put in at random (seeded).
+    #[test]
+    // The messages are `Ext` wrappers: their fields are set through
+    // `DerefMut`, not in a struct literal.
+    #[allow(clippy::field_reassign_with_default)]
+    fn a_fault_is_reported_as_the_ids_first_read_reports_it() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the corpus")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pb"))
+            .collect();
+        files.sort();
+        let mut seed = 13u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n.max(1)
+        };
+        let (mut faults, mut kinds) = (0, [0usize; 5]);
+        for path in &files {
+            let bytes = std::fs::read(path).expect("readable");
+            let (_, module) = unwrap_module(&bytes);
+            let original = HloModuleProto::decode(module).expect("a module");
+            for _ in 0..8 {
+                let mut p = original.clone();
+                let kind = next(5);
+                let n = p.computations.len();
+                let c = next(n);
+                let frames = p
+                    .stack_frame_index
+                    .as_ref()
+                    .map_or(0, |f| f.stack_frames.len());
+                match kind {
+                    0 => {
+                        p.computations.remove(c);
+                    }
+                    1 => {
+                        let id = p.computations[next(n)].id;
+                        p.computations[c].id = id;
+                    }
+                    2 => p.entry_computation_id = 1 << 40,
+                    3 | 4 => {
+                        let instrs = &mut p.computations[c].instructions;
+                        let k = next(instrs.len());
+                        let Some(instr) = instrs.get_mut(k) else {
+                            continue;
+                        };
+                        if kind == 3 {
+                            let mut md = instr.metadata.clone().unwrap_or_default();
+                            md.stack_frame_id = next(2 * frames + 2) as i32;
+                            instr.metadata = Some(md);
+                        } else {
+                            instr
+                                .called_computation_ids
+                                .push(next(4) as i64 + 1_000_000);
+                        }
+                    }
+                    _ => unreachable!(),
+                }
+                kinds[kind] += 1;
+                let input = p.encode_to_vec();
+                for parallel in [false, true] {
+                    let options = ReadOptions::default();
+                    let data = split_module(&input[..]);
+                    let usual = outcome(read_on(&input[..], data, &options, parallel));
+                    let first = outcome(read_ids_first(
+                        &input[..],
+                        split_module(&input[..]),
+                        &options,
+                        parallel,
+                    ));
+                    assert_eq!(usual, first, "{} with fault {kind}", path.display());
+                    faults += usize::from(first.is_err() && parallel);
+                }
+            }
+        }
+        assert!(faults > 300, "{faults} faults, by kind {kinds:?}");
     }
 
     /// Whether some instruction's metadata names another stack frame than
