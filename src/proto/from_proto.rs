@@ -48,6 +48,7 @@ use crate::ir::{CompId, Computation, Module};
 use crate::util::par_map_heavy_first;
 use crate::util::FxMap;
 use smallvec::SmallVec;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// How to read a proto.
@@ -226,24 +227,35 @@ fn read_learning_ids<S: Source + ?Sized>(
     let comp_ids = CompIds::learned(comp_refs.len());
     let renumber = options.xla_order && shell.stack_frame_index.is_some();
     let scheduled = shell.schedule.is_some();
+    let failed = AtomicBool::new(false);
     let results = par_map_heavy_first(
         &data.comp_at,
         parallel,
         |&(_, len)| len,
         || (Reader::new(&comp_ids, None, renumber, shell), Vec::new()),
         |(r, buf), i, &(at, len)| {
-            let bytes = src.read(at, len, buf).ok()?;
-            let mut c = split_computation(bytes).ok()?;
-            comp_ids.define(c.shell.id, i).then_some(())?;
-            let read = r.computation(&c, scheduled).ok()?;
-            let name = std::mem::take(&mut c.shell.name);
-            let head = CompHead {
-                at,
-                len,
-                id: c.shell.id,
-                name,
-            };
-            Some((head, read))
+            // After a fault the rest is read again anyway.
+            if failed.load(Ordering::Relaxed) {
+                return None;
+            }
+            let read = (|| {
+                let bytes = src.read(at, len, buf).ok()?;
+                let mut c = split_computation(bytes).ok()?;
+                comp_ids.define(c.shell.id, i).then_some(())?;
+                let read = r.computation(&c, scheduled).ok()?;
+                let name = std::mem::take(&mut c.shell.name);
+                let head = CompHead {
+                    at,
+                    len,
+                    id: c.shell.id,
+                    name,
+                };
+                Some((head, read))
+            })();
+            if read.is_none() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            read
         },
     );
     let mut converted = Converted::with_capacity(results.len());
