@@ -529,8 +529,8 @@ mod tests {
     /// A fault the usual read meets makes it give way to the read that
     /// takes the ids first, so the error is the one that read reports:
     /// computations called that do not exist, ids used twice, a missing
-    /// entry, stack frames that name no frame, on the corpus with such
-    /// faults put in at random (seeded).
+    /// entry, stack frames that name no frame or a table the module lacks,
+    /// on the corpus with such faults put in at random (seeded).
     #[test]
     // The messages are `Ext` wrappers: their fields are set through
     // `DerefMut`, not in a struct literal.
@@ -550,14 +550,14 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) as usize % n.max(1)
         };
-        let (mut faults, mut kinds) = (0, [0usize; 5]);
+        let (mut faults, mut kinds) = (0, [0usize; 6]);
         for path in &files {
             let bytes = std::fs::read(path).expect("readable");
             let (_, module) = unwrap_module(&bytes);
             let original = HloModuleProto::decode(module).expect("a module");
             for _ in 0..8 {
                 let mut p = original.clone();
-                let kind = next(5);
+                let kind = next(6);
                 let n = p.computations.len();
                 let c = next(n);
                 let frames = p
@@ -573,6 +573,7 @@ mod tests {
                         p.computations[c].id = id;
                     }
                     2 => p.entry_computation_id = 1 << 40,
+                    5 => p.stack_frame_index = None,
                     3 | 4 => {
                         let instrs = &mut p.computations[c].instructions;
                         let k = next(instrs.len());

@@ -212,7 +212,9 @@ impl<'c> Reader<'c> {
         comp.proto_id = Some(data.shell.id);
         self.record_proto_order(&mut comp, &scans, &order);
         record_proto_extras(&mut comp, data, converted.bare_precision, converted.unknown);
-        let first_frames = if self.frames.is_none() && self.renumbered_frames {
+        // Listed even where no frames are renumbered: numbering them is
+        // also what finds ids no table has.
+        let first_frames = if self.frames.is_none() {
             first_frames(&scans, &by_id)
         } else {
             Vec::new()
