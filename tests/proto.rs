@@ -57,6 +57,11 @@ fn check_protos_print_as_xla(dir: &str) {
     );
 }
 
+/// The module a proto under `tests/data` holds.
+fn read_data_module(rel: &str) -> hlo_opt::ir::Module {
+    proto::read_module(&std::fs::read(data(rel)).unwrap()).unwrap()
+}
+
 #[test]
 fn corpus_protos_print_as_xla_prints_them() {
     check_protos_print_as_xla("corpus");
@@ -173,8 +178,7 @@ fn neuron_proto_prints_as_its_text() {
 /// parameter), so it reads but does not verify, as the MANIFEST says.
 #[test]
 fn neuron_nki_proto_reads_and_fails_verification_as_documented() {
-    let bytes = std::fs::read(data("neuron/dummy_hlo_nki_kernel.txt.hlo")).unwrap();
-    let m = proto::read_module(&bytes).unwrap();
+    let m = read_data_module("neuron/dummy_hlo_nki_kernel.txt.hlo");
     let e = verify(&m).unwrap_err().to_string();
     assert!(e.contains("call.0"), "{e}");
 }
@@ -413,8 +417,7 @@ fn written_instructions_each_id_once(
 /// module still reads back as it was.
 #[test]
 fn clashing_proto_ids_are_replaced_by_fresh_ones() {
-    let bytes = std::fs::read(data("corpus/control_flow_cond_while_f32.pb")).unwrap();
-    let mut m = proto::read_module(&bytes).unwrap();
+    let mut m = read_data_module("corpus/control_flow_cond_while_f32.pb");
     let ids: Vec<_> = m.computation_ids().collect();
     assert!(ids.len() > 1);
     for &c in &ids {
@@ -435,8 +438,7 @@ fn clashing_proto_ids_are_replaced_by_fresh_ones() {
 /// kept.
 #[test]
 fn clashing_instruction_ids_get_fresh_ones_wherever_they_come() {
-    let bytes = std::fs::read(data("corpus/control_flow_cond_while_f32.pb")).unwrap();
-    let mut m = proto::read_module(&bytes).unwrap();
+    let mut m = read_data_module("corpus/control_flow_cond_while_f32.pb");
     let comps: Vec<_> = m.computation_ids().collect();
     assert!(comps.len() > 2);
     // The first computation keeps id 1; every other numbers its
@@ -480,8 +482,7 @@ fn clashing_instruction_ids_get_fresh_ones_wherever_they_come() {
 #[test]
 fn instructions_added_after_reading_get_fresh_ids() {
     use hlo_opt::ir::{Instruction, Opcode};
-    let bytes = std::fs::read(data("corpus/softmax_fwd_lastaxis_f32.pb")).unwrap();
-    let mut m = proto::read_module(&bytes).unwrap();
+    let mut m = read_data_module("corpus/softmax_fwd_lastaxis_f32.pb");
     let entry = m.entry();
     let root = m.comp(entry).root();
     let shape = m.comp(entry).instr(root).shape.clone();

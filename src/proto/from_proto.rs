@@ -388,16 +388,7 @@ fn assemble(
         vec![false; converted.built.len()]
     };
     // The module is fresh: its computations' ids are their positions.
-    let calls: Vec<Vec<SmallVec<[usize; 2]>>> = converted
-        .calls
-        .iter()
-        .map(|c| {
-            c.iter()
-                .map(|cs| cs.iter().map(|c| c.index()).collect())
-                .collect()
-        })
-        .collect();
-    let mut order = computation_order(data, &calls, entry)?;
+    let mut order = computation_order(data, &converted.calls, entry)?;
     if !frames.renumber {
         order = (0..data.comps.len()).collect();
     }
@@ -521,6 +512,18 @@ mod tests {
         (learned, first)
     }
 
+    /// The corpus's binary protos, in name order.
+    fn corpus_protos() -> Vec<std::path::PathBuf> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("the corpus")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pb"))
+            .collect();
+        files.sort();
+        files
+    }
+
     /// The outcome of a read, comparable: the text, or the error.
     fn outcome(r: Result<Module, ProtoError>) -> Result<String, String> {
         r.map(|m| print_module(&m)).map_err(|e| e.to_string())
@@ -536,13 +539,7 @@ mod tests {
     // `DerefMut`, not in a struct literal.
     #[allow(clippy::field_reassign_with_default)]
     fn a_fault_is_reported_as_the_ids_first_read_reports_it() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .expect("the corpus")
-            .map(|e| e.expect("an entry").path())
-            .filter(|p| p.extension().is_some_and(|x| x == "pb"))
-            .collect();
-        files.sort();
+        let files = corpus_protos();
         let mut seed = 13u64;
         let mut next = |n: usize| {
             seed = seed
@@ -632,13 +629,7 @@ mod tests {
     /// the frames met in another order, so renumbered).
     #[test]
     fn ids_learned_while_converting_give_the_module_read_ids_first() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .expect("the corpus")
-            .map(|e| e.expect("an entry").path())
-            .filter(|p| p.extension().is_some_and(|x| x == "pb"))
-            .collect();
-        files.sort();
+        let files = corpus_protos();
         assert!(files.len() > 100, "{} protos", files.len());
         let (mut reversed_calls, mut renumbered) = (0, 0);
         for path in &files {

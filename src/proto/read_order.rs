@@ -4,6 +4,7 @@
 use super::err;
 use super::read_scan::ModuleData;
 use super::ProtoError;
+use crate::ir::CompId;
 use smallvec::SmallVec;
 
 /// XLA's `MakeInstructionPostOrder` over the id-ordered list (mirrors
@@ -53,10 +54,11 @@ pub(super) fn post_order(
 }
 
 /// XLA's `MakeComputationPostOrder` over the computations sorted by id;
-/// fails on a cycle in the call graph.
+/// fails on a cycle in the call graph. `calls` names the computations by
+/// `CompId`, whose index is their position (the module read is fresh).
 pub(super) fn computation_order(
     data: &ModuleData,
-    calls: &[Vec<SmallVec<[usize; 2]>>],
+    calls: &[Vec<SmallVec<[CompId; 2]>>],
     entry: usize,
 ) -> Result<Vec<usize>, ProtoError> {
     let n = data.comps.len();
@@ -66,7 +68,7 @@ pub(super) fn computation_order(
     let mut called = vec![false; n];
     for cs in calls {
         for c in cs.iter().flatten() {
-            called[*c] = true;
+            called[c.index()] = true;
         }
     }
     let mut added = vec![false; n];
@@ -99,7 +101,7 @@ pub(super) fn computation_order(
 /// itself, if one does.
 fn check_no_call_cycle(
     data: &ModuleData,
-    calls: &[Vec<SmallVec<[usize; 2]>>],
+    calls: &[Vec<SmallVec<[CompId; 2]>>],
 ) -> Result<(), ProtoError> {
     let n = data.comps.len();
     let mut colour = vec![0u8; n];
@@ -112,7 +114,7 @@ fn check_no_call_cycle(
         colour[start] = 1;
         while let Some(top) = stack.last_mut() {
             let (c, i, j) = *top;
-            let next = calls[c].get(i).and_then(|cs| cs.get(j).copied());
+            let next = calls[c].get(i).and_then(|cs| cs.get(j)).map(|c| c.index());
             match next {
                 Some(callee) => {
                     top.2 += 1;
@@ -146,13 +148,13 @@ fn check_no_call_cycle(
 
 /// XLA's `MakeEmbeddedComputationsList` of `root`: the computations it
 /// calls, directly or not, in post order (visited marked on push).
-fn embedded_computations(calls: &[Vec<SmallVec<[usize; 2]>>], root: usize) -> Vec<usize> {
+fn embedded_computations(calls: &[Vec<SmallVec<[CompId; 2]>>], root: usize) -> Vec<usize> {
     let mut visited = vec![false; calls.len()];
     let mut post = Vec::new();
     let mut st: Vec<(usize, usize)> = Vec::new();
     let push_calls =
-        |cs: &SmallVec<[usize; 2]>, st: &mut Vec<(usize, usize)>, visited: &mut [bool]| {
-            for &c in cs.iter().rev() {
+        |cs: &SmallVec<[CompId; 2]>, st: &mut Vec<(usize, usize)>, visited: &mut [bool]| {
+            for c in cs.iter().rev().map(|c| c.index()) {
                 if !visited[c] {
                     visited[c] = true;
                     st.push((c, 0));
