@@ -202,6 +202,16 @@ fn malformed_protos_are_errors() {
     let e = proto::read_module(&m.encode_to_vec()).unwrap_err();
     assert!(e.message.contains("operand id 999 does not exist"), "{e}");
     let mut m = proto::messages::HloModuleProto::decode(&good[..]).unwrap();
+    let entry = m.computations.last_mut().unwrap();
+    let root = entry.instructions.last_mut().unwrap();
+    root.control_predecessor_ids.push(998);
+    let e = proto::read_module(&m.encode_to_vec()).unwrap_err();
+    assert!(
+        e.message
+            .contains("control predecessor id 998 does not exist"),
+        "{e}"
+    );
+    let mut m = proto::messages::HloModuleProto::decode(&good[..]).unwrap();
     let first = &mut m.computations[0];
     let id = first.id;
     first.instructions[2].called_computation_ids = vec![id];

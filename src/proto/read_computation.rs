@@ -278,8 +278,8 @@ impl<'c> Reader<'c> {
                 .collect(),
             _ => Ok(post_order(
                 by_id,
-                &edges.operands,
-                &edges.controls,
+                |i| edges.operands(i),
+                |i| edges.controls(i),
                 &edges.has_users,
             )),
         }
@@ -342,7 +342,7 @@ impl<'c> Reader<'c> {
         let at = out.pending.len() as u32;
         // XLA's passes make precision configs without operand
         // precisions, which the text cannot tell from one per operand.
-        if !edges.operands[i].is_empty()
+        if !edges.operands(i).is_empty()
             && p.precision_config
                 .as_ref()
                 .is_some_and(|pc| pc.operand_precision.is_empty())
@@ -356,8 +356,11 @@ impl<'c> Reader<'c> {
         if !extra.is_empty() {
             out.unknown.push((at, extra.into()));
         }
-        let operand_types: SmallVec<[i32; 4]> =
-            edges.operands[i].iter().map(|&o| out.types[o]).collect();
+        let operand_types: SmallVec<[i32; 4]> = edges
+            .operands(i)
+            .iter()
+            .map(|&o| out.types[o as usize])
+            .collect();
         let name = decoded.name;
         let pend = self
             .instruction(
@@ -459,10 +462,15 @@ fn first_frames(scans: &[Scan<'_>], by_id: &[usize]) -> Vec<FrameRef> {
     first
 }
 
-/// The edges pass 1 found, as positions in the computation.
+/// The edges pass 1 found, as positions in the computation: the operands
+/// of instruction `i` are `operands[operand_start[i]..operand_start[i + 1]]`
+/// (controls alike). Flat lists: one allocation each, not one per
+/// instruction.
 struct Edges {
-    operands: Vec<SmallVec<[usize; 4]>>,
-    controls: Vec<SmallVec<[usize; 1]>>,
+    operand_start: Vec<u32>,
+    operands: Vec<u32>,
+    control_start: Vec<u32>,
+    controls: Vec<u32>,
     /// Whether an instruction is an operand or control predecessor of any.
     has_users: Vec<bool>,
 }
@@ -470,37 +478,45 @@ struct Edges {
 impl Edges {
     fn new(scans: &[Scan<'_>], id_to_local: &IdIndex) -> Result<Edges, ProtoError> {
         let n = scans.len();
-        let local = |id: i64, what: &str, user: &Scan<'_>| {
-            id_to_local.get(id).ok_or_else(|| {
-                ProtoError::new(format!(
-                    "instruction {}: {what} id {id} does not exist in the computation",
-                    user.name()
-                ))
-            })
-        };
         let mut edges = Edges {
-            operands: Vec::with_capacity(n),
-            controls: Vec::with_capacity(n),
+            operand_start: Vec::with_capacity(n + 1),
+            operands: Vec::with_capacity(scans.iter().map(|s| s.operands.len()).sum()),
+            control_start: Vec::with_capacity(n + 1),
+            controls: Vec::new(),
             has_users: vec![false; n],
         };
+        edges.operand_start.push(0);
+        edges.control_start.push(0);
         for p in scans {
-            let ops = p
-                .operands
-                .iter()
-                .map(|&id| local(id, "operand", p))
-                .collect::<Result<SmallVec<_>, _>>()?;
-            let cps = p
-                .control
-                .iter()
-                .map(|&id| local(id, "control predecessor", p))
-                .collect::<Result<SmallVec<_>, _>>()?;
-            for &o in ops.iter().chain(cps.iter()) {
-                edges.has_users[o] = true;
+            for (ids, what, into) in [
+                (&p.operands[..], "operand", &mut edges.operands),
+                (&p.control[..], "control predecessor", &mut edges.controls),
+            ] {
+                for &id in ids {
+                    let Some(o) = id_to_local.get(id) else {
+                        return err(format!(
+                            "instruction {}: {what} id {id} does not exist in the computation",
+                            p.name()
+                        ));
+                    };
+                    edges.has_users[o] = true;
+                    into.push(o as u32);
+                }
             }
-            edges.operands.push(ops);
-            edges.controls.push(cps);
+            edges.operand_start.push(edges.operands.len() as u32);
+            edges.control_start.push(edges.controls.len() as u32);
         }
         Ok(edges)
+    }
+
+    /// The positions of instruction `i`'s operands.
+    fn operands(&self, i: usize) -> &[u32] {
+        &self.operands[self.operand_start[i] as usize..self.operand_start[i + 1] as usize]
+    }
+
+    /// The positions of instruction `i`'s control predecessors.
+    fn controls(&self, i: usize) -> &[u32] {
+        &self.controls[self.control_start[i] as usize..self.control_start[i + 1] as usize]
     }
 }
 
@@ -525,11 +541,12 @@ impl Converted {
     /// proto); `cycle(o)` where `o` is not.
     fn converted_ids<C: Default + Extend<InstrId>>(
         &self,
-        positions: &[usize],
+        positions: &[u32],
         cycle: impl FnOnce(usize) -> ProtoError,
     ) -> Result<C, ProtoError> {
         let mut out = C::default();
         for &o in positions {
+            let o = o as usize;
             match self.ids[o] {
                 Some(id) => out.extend(std::iter::once(id)),
                 None => return Err(cycle(o)),
@@ -544,7 +561,7 @@ impl Converted {
         scans: &[Scan<'_>],
         edges: &Edges,
     ) -> Result<SmallVec<[InstrId; 4]>, ProtoError> {
-        self.converted_ids(&edges.operands[i], |o| {
+        self.converted_ids(edges.operands(i), |o| {
             ProtoError::new(format!(
                 "instruction {}: its operands form a cycle (operand {} comes after it)",
                 scans[i].name(),
@@ -559,7 +576,7 @@ impl Converted {
         scan: &Scan<'_>,
         edges: &Edges,
     ) -> Result<Vec<InstrId>, ProtoError> {
-        self.converted_ids(&edges.controls[i], |_| {
+        self.converted_ids(edges.controls(i), |_| {
             ProtoError::new(format!(
                 "instruction {}: its control predecessors form a cycle",
                 scan.name()

@@ -9,10 +9,10 @@ use smallvec::SmallVec;
 
 /// XLA's `MakeInstructionPostOrder` over the id-ordered list (mirrors
 /// [`Computation::post_order`]).
-pub(super) fn post_order(
+pub(super) fn post_order<'e>(
     list: &[usize],
-    operands: &[SmallVec<[usize; 4]>],
-    controls: &[SmallVec<[usize; 1]>],
+    operands: impl Fn(usize) -> &'e [u32],
+    controls: impl Fn(usize) -> &'e [u32],
     has_users: &[bool],
 ) -> Vec<usize> {
     let n = list.len();
@@ -36,14 +36,14 @@ pub(super) fn post_order(
                 }
                 _ => {
                     mark[cur] = 1;
-                    for &o in operands[cur].iter().rev() {
-                        if mark[o] == 0 {
-                            stack.push(o);
+                    for &o in operands(cur).iter().rev() {
+                        if mark[o as usize] == 0 {
+                            stack.push(o as usize);
                         }
                     }
-                    for &o in controls[cur].iter().rev() {
-                        if mark[o] == 0 {
-                            stack.push(o);
+                    for &o in controls(cur).iter().rev() {
+                        if mark[o as usize] == 0 {
+                            stack.push(o as usize);
                         }
                     }
                 }
