@@ -7,6 +7,7 @@ use super::{PResult, Parser};
 use crate::ir::instruction::{attr_key, Attr, AttrValue};
 use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
 use crate::ir::{Module, SharedStr};
+use crate::text::ParseError;
 use std::sync::Arc;
 
 impl<'a> Parser<'a> {
@@ -82,9 +83,32 @@ impl<'a> Parser<'a> {
     fn locate_forward_refs(&mut self) {
         for (id, offset) in std::mem::take(&mut self.st.new_refs) {
             if !self.st.comp_defined.contains_key(&id) {
-                let e = self.error_at(offset.saturating_sub(self.at.offset), "");
+                let e = self.indexed_error_at(offset.saturating_sub(self.at.offset));
                 self.st.forward_refs.push((id, offset, e));
             }
+        }
+    }
+
+    /// [`Parser::error_at`] with no message, its line found in the
+    /// window's line index: a window may hold thousands of forward
+    /// references (an entry computation written before its callees, or
+    /// read in a part beside them), and counting the lines before each
+    /// from the window's start would take time quadratic in its length.
+    fn indexed_error_at(&mut self, pos: usize) -> ParseError {
+        let text = self.text;
+        let mut pos = pos.min(text.len());
+        while !text.is_char_boundary(pos) {
+            pos -= 1;
+        }
+        let line = self.st.lines.line(pos);
+        let start = self.st.lines.line_start(line);
+        let end = self.st.lines.newlines.get(line).map_or(text.len(), |&n| n);
+        ParseError {
+            file: self.file.to_string(),
+            line: self.at.line + line + 1,
+            column: text[start..pos].chars().count() + 1,
+            message: String::new(),
+            source_line: text[start..end].to_string(),
         }
     }
 
@@ -328,6 +352,38 @@ impl<'a> Parser<'a> {
         for (comp, id, wanted) in unnamed {
             let name = self.st.module.names_mut().unique(&wanted);
             self.st.module.comp_mut(comp).instr_mut(id).name = name.into();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Parser, Position};
+    use std::sync::Arc;
+
+    #[test]
+    fn indexed_errors_are_the_errors_error_at_makes() {
+        for text in [
+            "",
+            "\n",
+            "a\n\nb = \u{e9}t\u{e9}(x)\n  \u{1f600} y\nlast",
+            "ends with a newline\n\u{e9}\n",
+        ] {
+            let window = Arc::new(text.to_string());
+            let at = Position {
+                offset: 100,
+                line: 7,
+            };
+            let mut p = Parser::new(&window, Arc::clone(&window), "t.hlo", at);
+            p.st.lines.index(&window);
+            // Every byte, inside a character too, and past the end.
+            for pos in (0..text.len() + 3).chain([usize::MAX]) {
+                assert_eq!(
+                    p.indexed_error_at(pos),
+                    p.error_at(pos, ""),
+                    "{text:?} at {pos}"
+                );
+            }
         }
     }
 }
