@@ -245,3 +245,58 @@ fn scanned_layers_raise_in_both_loops_and_leave_no_unread_residuals() {
         assert!(elements(&m) < elements(&original), "{file}");
     }
 }
+
+/// `n` softmaxes over the rows of `x`, each of the one before.
+fn chained_softmaxes(n: usize) -> String {
+    let mut t = String::from(
+        "HloModule m\n\n\
+         %max (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n  ROOT %m = f32[] maximum(%a, %b)\n}\n\n\
+         %add (c: f32[], d: f32[]) -> f32[] {\n  %c = f32[] parameter(0)\n  %d = f32[] parameter(1)\n  ROOT %s = f32[] add(%c, %d)\n}\n\n\
+         ENTRY %main (x: f32[8,128]) -> f32[8,128] {\n  %x = f32[8,128]{1,0} parameter(0)\n",
+    );
+    let mut last = "x".to_string();
+    for i in 0..n {
+        t += &format!(
+            "  %ninf{i} = f32[] constant(-inf)\n\
+             \x20 %max{i} = f32[8]{{0}} reduce(%{last}, %ninf{i}), dimensions={{1}}, to_apply=%max\n\
+             \x20 %maxb{i} = f32[8,128]{{1,0}} broadcast(%max{i}), dimensions={{0}}\n\
+             \x20 %sub{i} = f32[8,128]{{1,0}} subtract(%{last}, %maxb{i})\n\
+             \x20 %exp{i} = f32[8,128]{{1,0}} exponential(%sub{i})\n\
+             \x20 %zero{i} = f32[] constant(0)\n\
+             \x20 %sum{i} = f32[8]{{0}} reduce(%exp{i}, %zero{i}), dimensions={{1}}, to_apply=%add\n\
+             \x20 %sumb{i} = f32[8,128]{{1,0}} broadcast(%sum{i}), dimensions={{0}}\n\
+             \x20 %div{i} = f32[8,128]{{1,0}} divide(%exp{i}, %sumb{i})\n"
+        );
+        last = format!("div{i}");
+    }
+    t + &format!("  ROOT %r = f32[8,128]{{1,0}} negate(%{last})\n}}\n")
+}
+
+#[test]
+fn a_softmax_of_a_softmax_reads_the_call_raised_before_it() {
+    // The raise of the first replaces the second's logits; the second is
+    // matched again where it is (a stale match panicked, adding a call on
+    // a removed instruction).
+    for n in [2, 3] {
+        let mut m = hlo_opt::text::parse_module(&chained_softmaxes(n), "chain.hlo")
+            .unwrap_or_else(|e| panic!("{e}"));
+        Pipeline::default_pipeline()
+            .run(&mut m)
+            .unwrap_or_else(|e| panic!("{n}: {e}"));
+        verify(&m).unwrap_or_else(|e| panic!("{n}: {e}"));
+        let (_, entry) = m.computations().last().unwrap();
+        for i in 0..n {
+            let (_, call) = entry
+                .instructions()
+                .find(|(_, x)| x.name.as_str() == format!("Softmax_div{i}"))
+                .unwrap_or_else(|| panic!("{n}: softmax {i} not raised"));
+            assert_eq!(call.custom_call_target(), Some("AwsNeuronSoftmax"));
+            let logits = &entry.instr(call.operands()[0]).name;
+            let expected = match i {
+                0 => "x".to_string(),
+                _ => format!("Softmax_div{}", i - 1),
+            };
+            assert_eq!(logits.as_str(), expected, "{n}: softmax {i}");
+        }
+    }
+}

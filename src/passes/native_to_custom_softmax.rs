@@ -54,6 +54,17 @@ impl Pass for NativeToCustomSoftmax {
                 if f.region.iter().any(|&id| !module.comp(comp).is_live(id)) {
                     continue;
                 }
+                // A softmax of a softmax: the rewrite before replaced this
+                // one's logits with its call. The original matches each
+                // divide only when its walk meets it, so it reads the call.
+                let (f, escaping) = if module.comp(comp).is_live(f.logits) {
+                    (f, escaping)
+                } else {
+                    match match_at(module, comp, f.divide, ctx) {
+                        Some(found) => found,
+                        None => continue,
+                    }
+                };
                 let f = match escaping {
                     None => f,
                     Some(_) => match hand_over_y(module, &mut flow, comp, &f) {
@@ -106,16 +117,35 @@ fn find(
         if !matches!(c.instr(id).opcode, Opcode::Divide | Opcode::Multiply) {
             continue;
         }
-        match match_forward(module, c, id) {
-            Err(Mismatch::NotCandidate(reason)) => log::debug!("{reason}"),
-            Err(Mismatch::Refused(reason)) => ctx.skipped(module, comp, id, reason),
-            Ok(f) => {
-                let escaping = escapes(c, &f.region, f.divide);
-                found.push((f, escaping));
-            }
-        }
+        found.extend(match_at(module, comp, id, ctx));
     }
     found
+}
+
+/// The forward softmax whose divide is `id`, with an interior node used
+/// outside its region where there is one; a divide that looks like one
+/// but fails a check is reported.
+fn match_at(
+    module: &Module,
+    comp: CompId,
+    id: InstrId,
+    ctx: &mut PassContext,
+) -> Option<(ForwardSoftmax, Option<InstrId>)> {
+    let c = module.comp(comp);
+    match match_forward(module, c, id) {
+        Err(Mismatch::NotCandidate(reason)) => {
+            log::debug!("{reason}");
+            None
+        }
+        Err(Mismatch::Refused(reason)) => {
+            ctx.skipped(module, comp, id, reason);
+            None
+        }
+        Ok(f) => {
+            let escaping = escapes(c, &f.region, f.divide);
+            Some((f, escaping))
+        }
+    }
 }
 
 fn raise(module: &mut Module, comp: CompId, f: &ForwardSoftmax, ctx: &mut PassContext) {
