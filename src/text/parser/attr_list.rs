@@ -305,6 +305,8 @@ impl<'a> Parser<'a> {
             return Ok(v);
         }
         loop {
+            // An error about the name points at it, not at the blank before.
+            self.skip_ws()?;
             let p = self.pos;
             let n = self.name("computation name")?;
             v.push(self.comp_ref(n, p));

@@ -105,6 +105,16 @@ pub fn parse_module_from_reader(reader: impl BufRead, file: &str) -> Result<Modu
 
 type PResult<T> = Result<T, Box<ParseError>>;
 
+/// Where a computation was named before it was defined: the error's line
+/// and column (from 1, the column in characters), and its line, shared by
+/// the references on it (an attribute may name thousands).
+#[derive(Clone, Debug)]
+struct ForwardRef {
+    line: usize,
+    column: usize,
+    source_line: Arc<str>,
+}
+
 /// Where a window starts in the whole text.
 #[derive(Clone, Copy, Default)]
 struct Position {
@@ -124,8 +134,8 @@ struct ModuleState {
     /// whole text), in the current window.
     new_refs: Vec<(CompId, usize)>,
     /// Such references still undefined when their window was done, located
-    /// (the error if they never are), with their offset.
-    forward_refs: Vec<(CompId, usize, ParseError)>,
+    /// (for the error if they never are), with their offset.
+    forward_refs: Vec<(CompId, usize, ForwardRef)>,
     comp_defined: FxMap<CompId, Definition>,
     /// Instructions made without a name (nested ones, compact GTEs), named
     /// once every written name is known, as XLA does.

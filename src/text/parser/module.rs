@@ -3,7 +3,7 @@
 //! before the computations, a window's computations, and the module
 //! completed once every window is read.
 
-use super::{PResult, Parser};
+use super::{ForwardRef, PResult, Parser};
 use crate::ir::instruction::{attr_key, Attr, AttrValue};
 use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
 use crate::ir::{Module, SharedStr};
@@ -81,35 +81,52 @@ impl<'a> Parser<'a> {
     /// Locates the references to computations not defined by the end of
     /// the window, while its text is there.
     fn locate_forward_refs(&mut self) {
+        // The references come in text order: each line is copied once, and
+        // each column counted on from the one before on its line.
+        let mut on_line: Option<(usize, usize, ForwardRef)> = None;
         for (id, offset) in std::mem::take(&mut self.st.new_refs) {
-            if !self.st.comp_defined.contains_key(&id) {
-                let e = self.indexed_error_at(offset.saturating_sub(self.at.offset));
-                self.st.forward_refs.push((id, offset, e));
+            if self.st.comp_defined.contains_key(&id) {
+                continue;
             }
+            let at = self.locate(offset.saturating_sub(self.at.offset), on_line.take());
+            self.st.forward_refs.push((id, offset, at.2.clone()));
+            on_line = Some(at);
         }
     }
 
-    /// [`Parser::error_at`] with no message, its line found in the
-    /// window's line index: a window may hold thousands of forward
-    /// references (an entry computation written before its callees, or
-    /// read in a part beside them), and counting the lines before each
-    /// from the window's start would take time quadratic in its length.
-    fn indexed_error_at(&mut self, pos: usize) -> ParseError {
+    /// Where byte `pos` of the window is, for an error there (as
+    /// [`Parser::error_at`] has it), found in the window's line index;
+    /// `before`: the last found, with its line index and byte. Counting the
+    /// lines, or a long line's characters, from the start for each of
+    /// thousands of forward references took time and memory quadratic in
+    /// the window.
+    fn locate(
+        &mut self,
+        pos: usize,
+        before: Option<(usize, usize, ForwardRef)>,
+    ) -> (usize, usize, ForwardRef) {
         let text = self.text;
         let mut pos = pos.min(text.len());
         while !text.is_char_boundary(pos) {
             pos -= 1;
         }
         let line = self.st.lines.line(pos);
-        let start = self.st.lines.line_start(line);
-        let end = self.st.lines.newlines.get(line).map_or(text.len(), |&n| n);
-        ParseError {
-            file: self.file.to_string(),
-            line: self.at.line + line + 1,
-            column: text[start..pos].chars().count() + 1,
-            message: String::new(),
-            source_line: text[start..end].to_string(),
-        }
+        let at = match before {
+            Some((l, p, mut r)) if l == line && p <= pos => {
+                r.column += text[p..pos].chars().count();
+                r
+            }
+            _ => {
+                let start = self.st.lines.line_start(line);
+                let end = self.st.lines.newlines.get(line).map_or(text.len(), |&n| n);
+                ForwardRef {
+                    line: self.at.line + line + 1,
+                    column: text[start..pos].chars().count() + 1,
+                    source_line: text[start..end].into(),
+                }
+            }
+        };
+        (line, pos, at)
     }
 
     /// Completes the module once every window is read.
@@ -120,10 +137,14 @@ impl<'a> Parser<'a> {
             .iter()
             .filter(|(id, _, _)| !self.st.comp_defined.contains_key(id))
             .min_by_key(|(_, offset, _)| *offset);
-        if let Some((id, _, e)) = undefined {
-            let mut e = e.clone();
-            e.message = format!("computation does not exist: {}", self.comp_name(*id));
-            return Err(Box::new(e));
+        if let Some((id, _, at)) = undefined {
+            return Err(Box::new(ParseError {
+                file: self.file.to_string(),
+                line: at.line,
+                column: at.column,
+                message: format!("computation does not exist: {}", self.comp_name(*id)),
+                source_line: at.source_line.to_string(),
+            }));
         }
         let entry = match (self.st.entry, self.st.last) {
             (Some(id), _) | (None, Some(id)) => id,
@@ -362,7 +383,7 @@ mod tests {
     use std::sync::Arc;
 
     #[test]
-    fn indexed_errors_are_the_errors_error_at_makes() {
+    fn forward_references_are_located_as_error_at_locates() {
         for text in [
             "",
             "\n",
@@ -376,13 +397,20 @@ mod tests {
             };
             let mut p = Parser::new(&window, Arc::clone(&window), "t.hlo", at);
             p.st.lines.index(&window);
-            // Every byte, inside a character too, and past the end.
-            for pos in (0..text.len() + 3).chain([usize::MAX]) {
+            // Every byte (inside a character too, and past the end), in
+            // order and then back to the start, each from the one before.
+            let positions = (0..text.len() + 3).chain([usize::MAX, 0, 3]);
+            let mut before = None;
+            for pos in positions {
+                let found = p.locate(pos, before.take());
+                let e = p.error_at(pos, "");
+                let r = &found.2;
                 assert_eq!(
-                    p.indexed_error_at(pos),
-                    p.error_at(pos, ""),
+                    (r.line, r.column, &*r.source_line),
+                    (e.line, e.column, e.source_line.as_str()),
                     "{text:?} at {pos}"
                 );
+                before = Some(found);
             }
         }
     }
