@@ -1256,3 +1256,39 @@ fn streamed_bytes_are_the_whole_message_encoded() {
     }
     assert!(written > 100, "{written} modules written");
 }
+
+/// A module whose parameter (and root) is `f32[]` in `depth` tuples, with
+/// a constant of that shape too.
+fn nested_tuples(depth: usize) -> String {
+    let (mut shape, mut value) = ("f32[]".to_string(), "1".to_string());
+    for _ in 0..depth {
+        shape = format!("({shape})");
+        value = format!("({value})");
+    }
+    format!(
+        "HloModule m\n\nENTRY e {{\n  c = {shape} constant({value})\n  ROOT p = {shape} parameter(0)\n}}\n\n"
+    )
+}
+
+#[test]
+fn tuples_as_deep_as_a_proto_holds_and_no_deeper() {
+    // The text once took tuples 256 deep, whose proto the reader (64 at
+    // most) then refused: an output the tool could not read back.
+    let depth = hlo_opt::ir::shape::MAX_TUPLE_DEPTH;
+    let m = hlo_opt::text::parse_module(&nested_tuples(depth), "t.hlo").unwrap();
+    verify(&m).unwrap();
+    let bytes = proto::module_to_proto(&m).unwrap().encode_to_vec();
+    let back = proto::read_module(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    let shapes = |m: &hlo_opt::ir::Module| {
+        let (_, entry) = m.computations().last().unwrap();
+        entry
+            .instructions()
+            .map(|(_, i)| i.shape.to_text(true))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(shapes(&back), shapes(&m));
+    assert_eq!(shapes(&m).len(), 2);
+    let e = hlo_opt::text::parse_module(&nested_tuples(depth + 1), "t.hlo").unwrap_err();
+    assert!(e.message.contains("tuples nested more than 64 deep"), "{e}");
+    assert_eq!((e.line, e.column), (4, 6 + depth + 1), "{e}");
+}

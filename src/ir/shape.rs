@@ -9,6 +9,12 @@ pub const UNBOUNDED_DIM: i64 = i64::MIN;
 /// A dimension of a tile; XLA's "combined" tile dimension prints as `*`.
 pub const COMBINED_TILE_DIM: i64 = i64::MIN;
 
+/// The deepest nesting of tuples a shape (or a tuple literal) may have,
+/// whichever front reads it: a proto reader must bound the recursion of
+/// its input, and a module the text reads must be one its proto can be
+/// read back from.
+pub const MAX_TUPLE_DEPTH: usize = 64;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Shape {
     Array(ArrayShape),

@@ -19,7 +19,7 @@ pub(super) fn literal_inner(
     shape: &Shape,
     depth: usize,
 ) -> Result<Literal, ProtoError> {
-    if depth > 64 {
+    if depth > crate::ir::shape::MAX_TUPLE_DEPTH {
         return err("literals nested too deeply");
     }
     let data = match shape {

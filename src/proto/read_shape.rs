@@ -3,12 +3,12 @@
 use super::err;
 use super::messages::*;
 use super::ProtoError;
-use crate::ir::shape::{push_int, ArrayShape, Layout, LayoutExtras, Shape, Tile};
+use crate::ir::shape::{push_int, ArrayShape, Layout, LayoutExtras, Shape, Tile, MAX_TUPLE_DEPTH};
 use crate::ir::PrimitiveType;
 
 /// A shape from its proto; nesting is limited.
 pub(crate) fn shape_from_proto(p: &ShapeProto, depth: usize) -> Result<Shape, ProtoError> {
-    if depth > 64 {
+    if depth > MAX_TUPLE_DEPTH {
         return err("shapes nested too deeply");
     }
     Ok(match p.element_type {

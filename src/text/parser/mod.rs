@@ -74,6 +74,7 @@ impl<'a> Parser<'a> {
             file,
             at,
             depth: 0,
+            tuple_depth: 0,
             instruction_nesting: 0,
             names_computation: false,
             all_names: NameMap::default(),
@@ -346,6 +347,8 @@ struct Parser<'a> {
     /// Where the window starts in the whole text.
     at: Position,
     depth: usize,
+    /// How many tuples enclose the shape being parsed.
+    tuple_depth: usize,
     /// How many nested instructions enclose the one being parsed.
     instruction_nesting: usize,
     /// Whether the computation being parsed names a computation.

@@ -3,7 +3,9 @@
 
 use super::tokens::byte_set;
 use super::{PResult, Parser};
-use crate::ir::shape::{ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, UNBOUNDED_DIM};
+use crate::ir::shape::{
+    ArrayShape, Layout, Shape, Tile, COMBINED_TILE_DIM, MAX_TUPLE_DEPTH, UNBOUNDED_DIM,
+};
 use crate::ir::PrimitiveType;
 use std::sync::Arc;
 
@@ -78,19 +80,33 @@ impl<'a> Parser<'a> {
         r
     }
 
-    fn shape_inner(&mut self) -> PResult<Shape> {
-        if self.eat(b'(')? {
-            let mut elems = Vec::new();
-            if !self.eat(b')')? {
-                loop {
-                    elems.push(self.shape()?);
-                    if self.eat(b')')? {
-                        break;
-                    }
-                    self.expect(b',', "between tuple elements")?;
+    /// The elements of a tuple shape, after its `(`.
+    fn tuple_elements(&mut self) -> PResult<Vec<Shape>> {
+        let mut elems = Vec::new();
+        if !self.eat(b')')? {
+            loop {
+                elems.push(self.shape()?);
+                if self.eat(b')')? {
+                    break;
                 }
+                self.expect(b',', "between tuple elements")?;
             }
-            return Ok(Shape::Tuple(elems));
+        }
+        Ok(elems)
+    }
+
+    fn shape_inner(&mut self) -> PResult<Shape> {
+        if self.peek()? == Some(b'(') {
+            if self.tuple_depth == MAX_TUPLE_DEPTH {
+                return self.err(format!(
+                    "tuples nested more than {MAX_TUPLE_DEPTH} deep (a proto could not be read back)"
+                ));
+            }
+            self.pos += 1;
+            self.tuple_depth += 1;
+            let elems = self.tuple_elements();
+            self.tuple_depth -= 1;
+            return Ok(Shape::Tuple(elems?));
         }
         let word_start = self.pos;
         let word = self.peek_word()?;
