@@ -271,6 +271,6 @@ fn the_computation_post_order_follows_the_calls_a_change_adds() {
     call.set_attr("to_apply", hlo_opt::ir::AttrValue::Comp(b));
     m.add_instruction(a, call);
     assert_eq!(m.computation_post_order(), vec![b, a, e]);
-    m.remove_computation(a);
+    m.remove_computations(&[a]);
     assert_eq!(m.computation_post_order(), vec![b, e]);
 }

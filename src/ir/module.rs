@@ -379,16 +379,24 @@ impl Module {
         id
     }
 
-    /// Removes a computation nothing calls any more (not the entry).
-    pub fn remove_computation(&mut self, id: CompId) {
-        if Some(id) == self.entry {
-            return;
+    /// Removes computations nothing calls any more (never the entry), in
+    /// one pass over the module's order whatever their number.
+    pub fn remove_computations(&mut self, ids: &[CompId]) {
+        let mut gone = vec![false; self.comps.len()];
+        for &id in ids {
+            if Some(id) == self.entry {
+                continue;
+            }
+            if let Some(slot) = self.comps.get_mut(id.index()) {
+                *slot = None;
+                gone[id.index()] = true;
+            }
         }
-        self.calls_may_have_changed();
-        if let Some(slot) = self.comps.get_mut(id.index()) {
-            *slot = None;
+        if gone.contains(&true) {
+            self.calls_may_have_changed();
+            self.comp_order
+                .retain(|&c| !gone.get(c.index()).copied().unwrap_or(false));
         }
-        self.comp_order.retain(|&c| c != id);
     }
 
     fn mark_changed(&mut self, id: CompId) {

@@ -847,11 +847,12 @@ impl Pruner {
             }
         }
         let flow = Flow::new(module);
-        for id in self.called_before {
-            if !flow.callers.contains_key(&id) && Some(id) != module.entry_opt() {
-                module.remove_computation(id);
-            }
-        }
+        let uncalled: Vec<CompId> = self
+            .called_before
+            .into_iter()
+            .filter(|id| !flow.callers.contains_key(id) && Some(*id) != module.entry_opt())
+            .collect();
+        module.remove_computations(&uncalled);
         removed
     }
 }
