@@ -351,3 +351,12 @@ fn an_io_error_while_reading_ahead_is_the_reads_error() {
     };
     assert!(parse_module_from_reader(reader, "t.hlo").is_ok());
 }
+
+#[test]
+fn a_name_in_a_list_is_located_at_the_name() {
+    // Not at the blank after the comma before it.
+    let text = "HloModule m\n\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] negate(a), control-predecessors={a, zz}\n}\n";
+    let e = parse_error(text);
+    assert_eq!(e.message, "'zz' is not defined");
+    assert_eq!((e.line, e.column), (5, 49), "{e}");
+}

@@ -324,6 +324,7 @@ impl<'a> Parser<'a> {
             return Ok(v);
         }
         loop {
+            self.skip_ws()?;
             let p = self.pos;
             let n = self.name("instruction name")?;
             match self.all_names.get(n) {

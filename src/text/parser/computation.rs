@@ -154,6 +154,7 @@ impl<'a> Parser<'a> {
         let mut params = Vec::new();
         if !self.eat(b')')? {
             loop {
+                self.skip_ws()?;
                 let pos = self.pos;
                 let name = self.name("parameter name")?;
                 self.expect(b':', "after parameter name")?;
