@@ -24,16 +24,11 @@ impl<'a> Parser<'a> {
             let shape = self.shape()?;
             return self.literal(&shape);
         }
-        let mut items = Vec::new();
-        if !self.eat(b')')? {
-            loop {
-                items.push(self.shaped_literal()?);
-                if self.eat(b')')? {
-                    break;
-                }
-                self.expect(b',', "between the elements of a tuple literal")?;
-            }
-        }
+        let items = self.items_until(
+            b')',
+            "between the elements of a tuple literal",
+            Self::shaped_literal,
+        )?;
         Ok(Literal {
             shape: Shape::Tuple(items.iter().map(|l| l.shape.clone()).collect()),
             data: LiteralData::Tuple(items),

@@ -277,16 +277,7 @@ impl<'a> Parser<'a> {
 
     fn program_shape(&mut self) -> PResult<ProgramShape> {
         self.expect(b'(', "to start the parameters of a program shape")?;
-        let mut parameters = Vec::new();
-        if !self.eat(b')')? {
-            loop {
-                parameters.push(self.shape()?);
-                if self.eat(b')')? {
-                    break;
-                }
-                self.expect(b',', "between parameters")?;
-            }
-        }
+        let parameters = self.items_until(b')', "between parameters", Self::shape)?;
         self.expect_arrow("expects '->' in a program shape")?;
         let result = self.shape()?;
         Ok(ProgramShape { parameters, result })

@@ -82,17 +82,7 @@ impl<'a> Parser<'a> {
 
     /// The elements of a tuple shape, after its `(`.
     fn tuple_elements(&mut self) -> PResult<Vec<Shape>> {
-        let mut elems = Vec::new();
-        if !self.eat(b')')? {
-            loop {
-                elems.push(self.shape()?);
-                if self.eat(b')')? {
-                    break;
-                }
-                self.expect(b',', "between tuple elements")?;
-            }
-        }
-        Ok(elems)
+        self.items_until(b')', "between tuple elements", Self::shape)
     }
 
     fn shape_inner(&mut self) -> PResult<Shape> {

@@ -106,6 +106,27 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The items of a list whose opening bracket is read, up to `close`,
+    /// separated by commas (`between` says where a comma was expected).
+    pub(super) fn items_until<T>(
+        &mut self,
+        close: u8,
+        between: &str,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        let mut items = Vec::new();
+        if !self.eat(close)? {
+            loop {
+                items.push(item(self)?);
+                if self.eat(close)? {
+                    break;
+                }
+                self.expect(b',', between)?;
+            }
+        }
+        Ok(items)
+    }
+
     pub(super) fn expect(&mut self, c: u8, what: &str) -> PResult<()> {
         if self.eat(c)? {
             Ok(())
