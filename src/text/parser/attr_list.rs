@@ -162,17 +162,10 @@ impl<'a> Parser<'a> {
         self.skip_ws()?;
         let start = self.pos;
         self.expect(b'{', "to start operand_layout_constraints")?;
-        let mut shapes = Vec::new();
-        if !self.eat(b'}')? {
-            loop {
-                self.skip_ws()?;
-                shapes.push((self.pos, self.shape()?));
-                if self.eat(b'}')? {
-                    break;
-                }
-                self.expect(b',', "between operand layout constraints")?;
-            }
-        }
+        let mut shapes = self.items_until(b'}', "between operand layout constraints", |p| {
+            p.skip_ws()?;
+            Ok((p.pos, p.shape()?))
+        })?;
         self.check_layout_constraints(scope, instr, start, &mut shapes)?;
         Ok(AttrValue::Shapes(
             shapes.into_iter().map(|(_, s)| s).collect(),
@@ -285,57 +278,31 @@ impl<'a> Parser<'a> {
 
     fn int_list(&mut self) -> PResult<Vec<i64>> {
         self.expect(b'{', "to start a list of integers")?;
-        let mut v = Vec::new();
-        if self.eat(b'}')? {
-            return Ok(v);
-        }
-        loop {
-            v.push(self.int()?);
-            if self.eat(b'}')? {
-                return Ok(v);
-            }
-            self.expect(b',', "between integers")?;
-        }
+        self.items_until(b'}', "between integers", Self::int)
     }
 
     fn comp_list(&mut self) -> PResult<Vec<CompId>> {
         self.expect(b'{', "to start a list of computations")?;
-        let mut v = Vec::new();
-        if self.eat(b'}')? {
-            return Ok(v);
-        }
-        loop {
+        self.items_until(b'}', "between computations", |p| {
             // An error about the name points at it, not at the blank before.
-            self.skip_ws()?;
-            let p = self.pos;
-            let n = self.name("computation name")?;
-            v.push(self.comp_ref(n, p));
-            if self.eat(b'}')? {
-                return Ok(v);
-            }
-            self.expect(b',', "between computations")?;
-        }
+            p.skip_ws()?;
+            let at = p.pos;
+            let n = p.name("computation name")?;
+            Ok(p.comp_ref(n, at))
+        })
     }
 
     fn instr_list(&mut self, scope: &Scope) -> PResult<Vec<InstrId>> {
         self.expect(b'{', "to start a list of instructions")?;
-        let mut v = Vec::new();
-        if self.eat(b'}')? {
-            return Ok(v);
-        }
-        loop {
-            self.skip_ws()?;
-            let p = self.pos;
-            let n = self.name("instruction name")?;
-            match self.all_names.get(n) {
-                Some(&(comp, id)) if comp == scope.id => v.push(id),
-                _ => return self.err_at(p, format!("'{n}' is not defined")),
+        self.items_until(b'}', "between instructions", |p| {
+            p.skip_ws()?;
+            let at = p.pos;
+            let n = p.name("instruction name")?;
+            match p.all_names.get(n) {
+                Some(&(comp, id)) if comp == scope.id => Ok(id),
+                _ => p.err_at(at, format!("'{n}' is not defined")),
             }
-            if self.eat(b'}')? {
-                return Ok(v);
-            }
-            self.expect(b',', "between instructions")?;
-        }
+        })
     }
 
     fn raw_text(&mut self) -> PResult<SharedStr> {

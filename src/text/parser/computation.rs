@@ -151,21 +151,14 @@ impl<'a> Parser<'a> {
         }
         self.st.saw_signature = true;
         self.pos += 1;
-        let mut params = Vec::new();
-        if !self.eat(b')')? {
-            loop {
-                self.skip_ws()?;
-                let pos = self.pos;
-                let name = self.name("parameter name")?;
-                self.expect(b':', "after parameter name")?;
-                let shape = self.interned_shape()?;
-                params.push(SignatureParam { pos, name, shape });
-                if self.eat(b')')? {
-                    break;
-                }
-                self.expect(b',', "between parameters")?;
-            }
-        }
+        let params = self.items_until(b')', "between parameters", |p| {
+            p.skip_ws()?;
+            let pos = p.pos;
+            let name = p.name("parameter name")?;
+            p.expect(b':', "after parameter name")?;
+            let shape = p.interned_shape()?;
+            Ok(SignatureParam { pos, name, shape })
+        })?;
         self.expect_arrow("expects '->' after computation parameters")?;
         let result_pos = self.pos;
         let result = self.shape()?;

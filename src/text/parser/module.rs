@@ -83,14 +83,14 @@ impl<'a> Parser<'a> {
     fn locate_forward_refs(&mut self) {
         // The references come in text order: each line is copied once, and
         // each column counted on from the one before on its line.
-        let mut on_line: Option<(usize, usize, ForwardRef)> = None;
+        let mut on_line: Option<Located> = None;
         for (id, offset) in std::mem::take(&mut self.st.new_refs) {
             if self.st.comp_defined.contains_key(&id) {
                 continue;
             }
-            let at = self.locate(offset.saturating_sub(self.at.offset), on_line.take());
-            self.st.forward_refs.push((id, offset, at.2.clone()));
-            on_line = Some(at);
+            let found = self.locate(offset.saturating_sub(self.at.offset), on_line.take());
+            self.st.forward_refs.push((id, offset, found.at.clone()));
+            on_line = Some(found);
         }
     }
 
@@ -100,11 +100,7 @@ impl<'a> Parser<'a> {
     /// lines, or a long line's characters, from the start for each of
     /// thousands of forward references took time and memory quadratic in
     /// the window.
-    fn locate(
-        &mut self,
-        pos: usize,
-        before: Option<(usize, usize, ForwardRef)>,
-    ) -> (usize, usize, ForwardRef) {
+    fn locate(&mut self, pos: usize, before: Option<Located>) -> Located {
         let text = self.text;
         let mut pos = pos.min(text.len());
         while !text.is_char_boundary(pos) {
@@ -112,9 +108,13 @@ impl<'a> Parser<'a> {
         }
         let line = self.st.lines.line(pos);
         let at = match before {
-            Some((l, p, mut r)) if l == line && p <= pos => {
-                r.column += text[p..pos].chars().count();
-                r
+            Some(Located {
+                line: l,
+                byte,
+                mut at,
+            }) if l == line && byte <= pos => {
+                at.column += text[byte..pos].chars().count();
+                at
             }
             _ => {
                 let start = self.st.lines.line_start(line);
@@ -126,7 +126,11 @@ impl<'a> Parser<'a> {
                 }
             }
         };
-        (line, pos, at)
+        Located {
+            line,
+            byte: pos,
+            at,
+        }
     }
 
     /// Completes the module once every window is read.
@@ -368,6 +372,14 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// A position [`Parser::locate`] found: its line (an index into the
+/// window's lines) and byte in the window, and the reference made there.
+struct Located {
+    line: usize,
+    byte: usize,
+    at: ForwardRef,
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Parser, Position};
@@ -395,7 +407,7 @@ mod tests {
             for pos in positions {
                 let found = p.locate(pos, before.take());
                 let e = p.error_at(pos, "");
-                let r = &found.2;
+                let r = &found.at;
                 assert_eq!(
                     (r.line, r.column, &*r.source_line),
                     (e.line, e.column, e.source_line.as_str()),
