@@ -160,6 +160,9 @@ fn plan_outputs(cli: &Cli, input: &str, config: &RunConfig) -> Result<Outputs, S
         .as_deref()
         .map(|p| plan.output("-o", p, Links::Follow))
         .transpose()?;
+    if module.is_none() {
+        plan.stdout_output()?;
+    }
     let report_html = cli
         .report_html
         .as_deref()

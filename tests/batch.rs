@@ -302,3 +302,262 @@ fn a_file_that_is_no_module_is_refused_by_name() {
     assert_eq!(run.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&run.stderr).contains("MANIFEST.json: error: not a module"));
 }
+
+/// A folder of copies of two example modules, `a.hlo` and `b.hlo`.
+fn example_inputs(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    std::fs::copy(examples.join("softmax_vjp_f32.hlo"), dir.join("a.hlo")).unwrap();
+    std::fs::copy(examples.join("sort_f32_totalorder.hlo"), dir.join("b.hlo")).unwrap();
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+fn run_batch(inputs: &[&Path], out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["batch"];
+    args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["-o", out.to_str().unwrap(), "-j", "1"]);
+    args.extend_from_slice(extra);
+    hlo_opt(&args)
+}
+
+#[test]
+fn out_as_the_input_folder_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let inp = dir.path().join("inp");
+    example_inputs(&inp);
+    let before = (read(&inp.join("a.hlo")), read(&inp.join("b.hlo")));
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&inp, dir.path().join("link")).unwrap();
+    for out in [inp.clone(), inp.join("."), dir.path().join("link")] {
+        let run = run_batch(&[&inp], &out, &[]);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("the modules are read from"), "{stderr}");
+        assert!(stderr.contains("nothing was written"), "{stderr}");
+        assert_eq!((read(&inp.join("a.hlo")), read(&inp.join("b.hlo"))), before);
+        let names: Vec<_> = std::fs::read_dir(&inp).unwrap().collect();
+        assert_eq!(names.len(), 2, "only the inputs are there");
+    }
+}
+
+#[test]
+fn out_inside_the_input_folder_is_not_read_as_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    let inp = dir.path().join("inp");
+    example_inputs(&inp);
+    let out = inp.join("out");
+    for _ in 0..2 {
+        let run = run_batch(&[&inp], &out, &[]);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let ids: Vec<Value> = modules(&summary(&out))
+            .iter()
+            .map(|m| m["id"].clone())
+            .collect();
+        assert_eq!(ids, ["a", "b"]);
+    }
+}
+
+#[test]
+fn an_input_named_inside_out_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    example_inputs(&out);
+    let before = read(&out.join("a.hlo"));
+    let run = run_batch(&[&out.join("a.hlo")], &out, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("(the same file); nothing was written"),
+        "{stderr}"
+    );
+    assert_eq!(read(&out.join("a.hlo")), before);
+    assert!(!out.join("summary.json").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn links_in_out_are_replaced_never_written_through() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let inp = dir.path().join("inp");
+    example_inputs(&inp);
+    let input_before = read(&inp.join("a.hlo"));
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "VICTIM").unwrap();
+    symlink(inp.join("a.hlo"), out.join("a.hlo")).unwrap();
+    symlink(&victim, out.join("summary.json")).unwrap();
+    symlink(dir.path().join("created.txt"), out.join("index.html")).unwrap();
+    let run = run_batch(&[&inp], &out, &[]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(
+        read(&inp.join("a.hlo")),
+        input_before,
+        "the input is untouched"
+    );
+    assert_eq!(read(&victim), b"VICTIM");
+    assert!(!dir.path().join("created.txt").exists());
+    for name in ["a.hlo", "summary.json", "index.html"] {
+        let meta = std::fs::symlink_metadata(out.join(name)).unwrap();
+        assert!(meta.is_file(), "{name} is a file now, not a link");
+    }
+    // A stamps folder that is a link elsewhere is refused, not filled.
+    let out2 = dir.path().join("out2");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&out2).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    symlink(&elsewhere, out2.join(".hlo-opt-batch")).unwrap();
+    let run = run_batch(&[&inp], &out2, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not a folder"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&out2).unwrap().count(), 1);
+}
+
+#[test]
+fn numbered_ids_never_collide_and_index_keeps_the_batch_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let files = [
+        ("a/x.hlo", "softmax_vjp_f32.hlo"),
+        ("b/x.hlo", "sort_f32_totalorder.hlo"),
+        ("c/x~2.hlo", "nrn_custom_calls_ffi.hlo"),
+        ("d/index.hlo", "softmax_shared_max_f32.hlo"),
+    ];
+    for (to, from) in files {
+        let to = dir.path().join(to);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(examples.join(from), to).unwrap();
+    }
+    let out = dir.path().join("out");
+    let inputs: Vec<PathBuf> = ["a", "b", "c", "d"]
+        .iter()
+        .map(|d| dir.path().join(d))
+        .collect();
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let run = run_batch(&inputs, &out, &["--report-html"]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let s = summary(&out);
+    let rows: Vec<(String, String)> = modules(&s)
+        .iter()
+        .map(|m| {
+            (
+                m["id"].as_str().unwrap().to_string(),
+                m["source"]["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let by_id = |id: &str| rows.iter().find(|(i, _)| i == id).unwrap().1.clone();
+    assert_eq!(rows.len(), 4);
+    assert!(by_id("x").ends_with("a/x.hlo"));
+    assert!(by_id("x~2").ends_with("c/x~2.hlo"));
+    assert!(by_id("x~3").ends_with("b/x.hlo"));
+    assert!(by_id("index~2").ends_with("d/index.hlo"));
+    // Each module's own output, and the batch's index is its own.
+    for (id, from) in [("x~2", "c/x~2.hlo"), ("x~3", "b/x.hlo")] {
+        let single = dir.path().join(format!("{id}.single.hlo"));
+        let r = hlo_opt(&[
+            dir.path().join(from).to_str().unwrap(),
+            "-o",
+            single.to_str().unwrap(),
+        ]);
+        assert!(r.status.success());
+        assert_eq!(read(&out.join(format!("{id}.hlo"))), read(&single), "{id}");
+    }
+    let index = String::from_utf8(read(&out.join("index.html"))).unwrap();
+    assert!(
+        index.contains("index~2.html"),
+        "the batch's page links the module's"
+    );
+}
+
+#[test]
+fn a_failed_rerun_leaves_no_stale_result_and_a_changed_output_is_redone() {
+    let dir = tempfile::tempdir().unwrap();
+    let inp = dir.path().join("inp");
+    example_inputs(&inp);
+    let out = dir.path().join("out");
+    assert_eq!(
+        run_batch(&[&inp], &out, &["--report-html"]).status.code(),
+        Some(0)
+    );
+    let good_b = read(&out.join("b.hlo"));
+    // An output changed by hand is not up to date.
+    std::fs::write(out.join("b.hlo"), "TAMPERED").unwrap();
+    // The input breaks: its old output, page and stamp must go.
+    std::fs::write(inp.join("a.hlo"), "HloModule broken\nENTRY e {\n").unwrap();
+    let run = run_batch(&[&inp], &out, &["--report-html"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(!out.join("a.hlo").exists(), "a's stale output is gone");
+    assert!(!out.join("a.html").exists(), "and its page");
+    assert!(
+        !out.join(".hlo-opt-batch/a.json").exists(),
+        "a's stamp is gone"
+    );
+    assert_eq!(read(&out.join("b.hlo")), good_b, "b was run again");
+    let s = summary(&out);
+    let a = &modules(&s)[0];
+    assert_eq!(
+        (a["id"].as_str(), a["status"].as_str()),
+        (Some("a"), Some("failed"))
+    );
+    assert_eq!(a["output"], Value::Null);
+}
+
+#[test]
+fn a_refused_merge_leaves_out_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let inp = dir.path().join("inp");
+    example_inputs(&inp);
+    let shard = dir.path().join("s0");
+    assert_eq!(run_batch(&[&inp], &shard, &[]).status.code(), Some(0));
+    for bad in [
+        vec![shard.clone(), dir.path().join("missing")],
+        vec![shard.clone(), shard.clone()],
+    ] {
+        let out = dir.path().join("merged");
+        let mut args = vec!["batch", "--merge"];
+        args.extend(bad.iter().map(|p| p.to_str().unwrap()));
+        args.extend(["-o", out.to_str().unwrap()]);
+        let run = hlo_opt(&args);
+        assert_eq!(run.status.code(), Some(1));
+        assert!(!out.exists(), "{}", String::from_utf8_lossy(&run.stderr));
+    }
+    // A shard summary naming a file outside its module's is refused.
+    let mut s = summary(&shard);
+    s["modules"][0]["output"] = Value::from("../../victim.hlo");
+    std::fs::write(shard.join("summary.json"), s.to_string()).unwrap();
+    let out = dir.path().join("merged");
+    let run = hlo_opt(&[
+        "batch",
+        "--merge",
+        shard.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("is not one of its files"), "{stderr}");
+    assert!(!out.exists());
+}

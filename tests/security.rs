@@ -123,6 +123,44 @@ fn two_outputs_that_are_one_file_are_refused() {
     assert_eq!(listing(dir.path()), ["in.hlo", "sub"]);
 }
 
+/// `hlo-opt in.hlo >> in.hlo` (or `1<> in.hlo`): standard output is the
+/// input file, which would be written while it is read.
+#[test]
+fn standard_output_onto_the_input_is_refused() {
+    let (dir, input) = folder_with_input("in.hlo");
+    for append in [true, false] {
+        let stdout = fs::OpenOptions::new()
+            .read(!append)
+            .append(append)
+            .write(true)
+            .open(&input)
+            .unwrap();
+        let out = hlo_opt()
+            .current_dir(dir.path())
+            .arg("in.hlo")
+            .stdout(Stdio::from(stdout))
+            .output()
+            .unwrap();
+        refused(
+            &out,
+            &["standard output", "the input in.hlo", "nothing was written"],
+        );
+        assert_eq!(fs::read(&input).unwrap(), original());
+    }
+    // Standard input the file too: `hlo-opt - < in.hlo >> in.hlo`.
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .arg("-")
+        .stdin(Stdio::from(fs::File::open(&input).unwrap()))
+        .stdout(Stdio::from(
+            fs::OpenOptions::new().append(true).open(&input).unwrap(),
+        ))
+        .output()
+        .unwrap();
+    refused(&out, &["standard output", "nothing was written"]);
+    assert_eq!(fs::read(&input).unwrap(), original());
+}
+
 #[test]
 fn an_output_linked_to_the_input_is_refused() {
     let (dir, input) = folder_with_input("in.hlo");
@@ -323,4 +361,27 @@ fn eval_never_writes_over_what_it_reads() {
     refused(&out, &["sidecar m.json", "the module m.json"]);
     assert_eq!(fs::read(dir.path().join("m.json")).unwrap(), original());
     assert_eq!(listing(dir.path()), ["in.npz", "m.json"]);
+}
+
+/// Replacing an existing output keeps its owner and group where the
+/// process may give them (root replacing a user's file: the user must
+/// still be able to read it), and its mode.
+#[cfg(unix)]
+#[test]
+fn a_replaced_output_keeps_its_owner_and_mode() {
+    use std::os::unix::fs::{chown, MetadataExt, PermissionsExt};
+    let (dir, _) = folder_with_input("in.hlo");
+    let out = dir.path().join("out.hlo");
+    fs::write(&out, "old").unwrap();
+    fs::set_permissions(&out, fs::Permissions::from_mode(0o600)).unwrap();
+    // Only root may give a file away; elsewhere there is nothing to keep.
+    if chown(&out, Some(65534), Some(65534)).is_err() {
+        return;
+    }
+    let run = run_in(dir.path(), &["in.hlo", "-o", "out.hlo"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let meta = fs::metadata(&out).unwrap();
+    assert_ne!(fs::read(&out).unwrap(), b"old");
+    assert_eq!((meta.uid(), meta.gid()), (65534, 65534));
+    assert_eq!(meta.mode() & 0o7777, 0o600);
 }

@@ -19,9 +19,9 @@
 //!   that is a symlink is followed, also a dangling one: its target is
 //!   written (created if need be, in a folder that must exist) and the
 //!   link stays ([`Links::Follow`]);
-//! - a file in a folder the tool fills (`--dump-dir`) never follows a
-//!   link: the link itself is replaced, so nothing outside the folder is
-//!   created or changed ([`Links::Replace`]);
+//! - a file in a folder the tool fills (`--dump-dir`, `hlo-opt batch`'s
+//!   OUT) never follows a link: the link itself is replaced, so nothing
+//!   outside the folder is created or changed ([`Links::Replace`]);
 //! - SIGINT, SIGTERM and SIGHUP remove every temporary file and end the
 //!   process with 128 + the signal (130, 143, 129); they are held off
 //!   while the outputs are renamed, so a signal then leaves all outputs
@@ -121,6 +121,13 @@ impl Staged {
         };
         #[cfg(not(unix))]
         let mut tmp = builder.tempfile_in(dir)?;
+        // The owner first: a change of owner clears set-id bits, which the
+        // permissions then restore. Only root may give a file away; anyone
+        // else's replacement is theirs, as any editor's would be.
+        #[cfg(unix)]
+        if let Some((uid, gid)) = destination.owner {
+            let _ = std::os::unix::fs::chown(tmp.path(), Some(uid), Some(gid));
+        }
         if let Some(permissions) = &destination.permissions {
             std::fs::set_permissions(tmp.path(), permissions.clone())?;
         }
@@ -172,13 +179,14 @@ impl Staged {
     }
 }
 
-/// Writes one file, `path` (a symlink followed), through a temporary
+/// Writes one file, `path`, in a folder the tool fills (a link there is
+/// replaced, not followed: [`Links::Replace`]), through a temporary
 /// renamed into place when complete; see the module documentation.
 pub fn write_atomically<T, E: From<io::Error>>(
     path: &Path,
     write: impl FnOnce(&mut File) -> Result<T, E>,
 ) -> Result<T, E> {
-    let destination = Destination::new("", path, Links::Follow)?;
+    let destination = Destination::new("", path, Links::Replace)?;
     let mut staged = Staged::new();
     let value = staged.write_with(&destination, write)?;
     staged.commit().map_err(io::Error::other)?;

@@ -1,6 +1,7 @@
 //! Every file a run reads and writes, known and checked before it reads
 //! or writes anything.
 
+use std::collections::HashMap;
 use std::fs::{self, Permissions};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -31,11 +32,15 @@ pub struct Destination {
     pub(super) in_place: bool,
     /// An existing file's permissions, which its replacement keeps.
     pub(super) permissions: Option<Permissions>,
+    /// An existing file's owner and group (Unix), which its replacement
+    /// keeps where the process may give them (root replacing a user's
+    /// file).
+    pub(super) owner: Option<(u32, u32)>,
     identity: Identity,
 }
 
 /// Which file a path is: equal identities are one file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Identity {
     /// An existing file: device and inode (on Unix).
     Existing(u64, u64),
@@ -86,6 +91,7 @@ impl Destination {
             path: path.to_path_buf(),
             target,
             in_place,
+            owner: permissions.as_ref().and(meta.as_ref()).and_then(owner),
             permissions,
             identity,
         })
@@ -96,11 +102,13 @@ impl Destination {
     }
 }
 
-/// The inputs and outputs of a run.
+/// The inputs and outputs of a run, by identity (a batch plans
+/// thousands: a lookup each, not a scan).
 #[derive(Default)]
 pub struct OutputPlan {
-    inputs: Vec<(String, PathBuf, Identity)>,
-    outputs: Vec<Destination>,
+    /// What reads it ("the input") and the path as given.
+    inputs: HashMap<Identity, (String, PathBuf)>,
+    outputs: HashMap<Identity, Destination>,
 }
 
 impl OutputPlan {
@@ -114,7 +122,9 @@ impl OutputPlan {
         if let Ok(meta) = fs::metadata(path) {
             if meta.is_file() {
                 if let Ok(id) = file_identity(path, &meta) {
-                    self.inputs.push((what.to_string(), path.to_path_buf(), id));
+                    self.inputs
+                        .entry(id)
+                        .or_insert_with(|| (what.to_string(), path.to_path_buf()));
                 }
             }
         }
@@ -134,13 +144,37 @@ impl OutputPlan {
             };
             if meta.is_file() {
                 use std::os::unix::fs::MetadataExt;
-                self.inputs.push((
-                    "the input".into(),
-                    PathBuf::from("<stdin>"),
-                    Identity::Existing(meta.dev(), meta.ino()),
+                self.inputs
+                    .entry(Identity::Existing(meta.dev(), meta.ino()))
+                    .or_insert_with(|| ("the input".into(), PathBuf::from("<stdin>")));
+            }
+        }
+    }
+
+    /// When the output goes to standard output: an error if that is an
+    /// input file (`hlo-opt in.hlo >> in.hlo`, `1<> in.hlo`), which would
+    /// be written while it is read.
+    pub fn stdout_output(&self) -> Result<(), String> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            use std::os::unix::fs::MetadataExt;
+            let stdout = io::stdout();
+            let Ok(fd) = stdout.as_fd().try_clone_to_owned() else {
+                return Ok(());
+            };
+            let Ok(meta) = fs::File::from(fd).metadata() else {
+                return Ok(());
+            };
+            let id = Identity::Existing(meta.dev(), meta.ino());
+            if let (true, Some((what, input))) = (meta.is_file(), self.inputs.get(&id)) {
+                return Err(format!(
+                    "standard output: error: it is {what} {} (the same file); nothing was written",
+                    input.display()
                 ));
             }
         }
+        Ok(())
     }
 
     /// Plans `path` as an output: an error (naming both files) when it is
@@ -149,26 +183,35 @@ impl OutputPlan {
         let d = Destination::new(what, path, links)
             .map_err(|e| format!("{what} {}: error: {e}; nothing was written", path.display()))?;
         if d.identity != Identity::Special {
-            if let Some((input_what, input, _)) =
-                self.inputs.iter().find(|(_, _, id)| *id == d.identity)
-            {
+            if let Some((input_what, input)) = self.inputs.get(&d.identity) {
                 return Err(format!(
                     "{}: error: it is {input_what} {} (the same file); nothing was written",
                     d.label(),
                     input.display()
                 ));
             }
-            if let Some(other) = self.outputs.iter().find(|o| o.identity == d.identity) {
+            if let Some(other) = self.outputs.get(&d.identity) {
                 return Err(format!(
                     "{} and {}: error: they are the same file; nothing was written",
                     other.label(),
                     d.label()
                 ));
             }
+            self.outputs.insert(d.identity.clone(), d.clone());
         }
-        self.outputs.push(d.clone());
         Ok(d)
     }
+}
+
+#[cfg(unix)]
+fn owner(meta: &fs::Metadata) -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.uid(), meta.gid()))
+}
+
+#[cfg(not(unix))]
+fn owner(_: &fs::Metadata) -> Option<(u32, u32)> {
+    None
 }
 
 #[cfg(unix)]

@@ -18,7 +18,7 @@
 //! plain file's name without its extension. Two modules with one id (two
 //! dump folders given) are told apart by `~2`, `~3`, ... in path order.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The stage taken from an XLA dump unless `--stage` says otherwise.
@@ -57,15 +57,46 @@ pub struct Found {
     pub size: u64,
 }
 
-/// Every module under `paths`, sorted by id; an unreadable path is an
-/// error naming it.
-pub fn discover(paths: &[PathBuf], stage: &str) -> Result<Vec<Found>, String> {
+/// Which folder a path is (links followed): equal ids are one folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FolderId(u64, u64);
+
+impl FolderId {
+    /// The folder `path` is, if it is one.
+    pub fn of(path: &Path) -> Option<FolderId> {
+        std::fs::metadata(path)
+            .ok()
+            .and_then(|m| FolderId::from_meta(&m))
+    }
+
+    fn from_meta(meta: &std::fs::Metadata) -> Option<FolderId> {
+        if !meta.is_dir() {
+            return None;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FolderId(meta.dev(), meta.ino()))
+        }
+        #[cfg(not(unix))]
+        None
+    }
+}
+
+/// Every module under `paths`, sorted by id, but for any under the folder
+/// `skip` (the batch's OUT: its outputs are not modules to read); an
+/// unreadable path is an error naming it.
+pub fn discover(
+    paths: &[PathBuf],
+    stage: &str,
+    skip: Option<FolderId>,
+) -> Result<Vec<Found>, String> {
     let mut found = Vec::new();
     for path in paths {
         let meta =
             std::fs::metadata(path).map_err(|e| format!("{}: error: {e}", path.display()))?;
         if meta.is_dir() {
-            walk(path, stage, &mut found)?;
+            walk(path, stage, skip, &mut found)?;
         } else if let Some(f) = classify_file(path, stage, true) {
             found.push(f);
         } else {
@@ -78,7 +109,12 @@ pub fn discover(paths: &[PathBuf], stage: &str) -> Result<Vec<Found>, String> {
     Ok(deduplicate(found))
 }
 
-fn walk(dir: &Path, stage: &str, found: &mut Vec<Found>) -> Result<(), String> {
+fn walk(
+    dir: &Path,
+    stage: &str,
+    skip: Option<FolderId>,
+    found: &mut Vec<Found>,
+) -> Result<(), String> {
     let read_error = |e: std::io::Error| format!("{}: error: {e}", dir.display());
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .map_err(read_error)?
@@ -98,8 +134,9 @@ fn walk(dir: &Path, stage: &str, found: &mut Vec<Found>) -> Result<(), String> {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| is_xla_dump_name(&format!("{n}.")));
-            if !dump_side_folder {
-                walk(&path, stage, found)?;
+            let is_skipped = skip.is_some() && FolderId::from_meta(&meta) == skip;
+            if !dump_side_folder && !is_skipped {
+                walk(&path, stage, skip, found)?;
             }
             continue;
         }
@@ -213,18 +250,31 @@ fn holds_hlo_text(path: &Path) -> bool {
         .is_some_and(|l| l.starts_with("HloModule "))
 }
 
-/// Sorted by path, then ids made unique with `~2`, `~3`, ...; the result
-/// sorted by id.
+/// Ids no module may have: `index.html` is the batch's own page, which a
+/// module `index`'s page would overwrite.
+const RESERVED_IDS: &[&str] = &["index"];
+
+/// Sorted by path, then ids made unique: the first of an id keeps it, the
+/// others (and a reserved id) take the first of `~2`, `~3`, ... that no
+/// module has, so no two modules share an output; the result sorted by
+/// id.
 fn deduplicate(mut found: Vec<Found>) -> Vec<Found> {
     found.sort_by(|a, b| a.path.cmp(&b.path));
     found.dedup_by(|a, b| a.path == b.path);
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut taken: BTreeSet<String> = RESERVED_IDS.iter().map(|s| s.to_string()).collect();
+    taken.extend(found.iter().map(|f| f.id.clone()));
+    let mut assigned: BTreeSet<String> = BTreeSet::new();
     for f in &mut found {
-        let n = seen.entry(f.id.clone()).or_insert(0);
-        *n += 1;
-        if *n > 1 {
-            f.id = format!("{}~{n}", f.id);
+        if !RESERVED_IDS.contains(&f.id.as_str()) && assigned.insert(f.id.clone()) {
+            continue;
         }
+        let id = (2..)
+            .map(|n| format!("{}~{n}", f.id))
+            .find(|id| !taken.contains(id))
+            .expect("an unused number");
+        taken.insert(id.clone());
+        assigned.insert(id.clone());
+        f.id = id;
     }
     found.sort_by(|a, b| a.id.cmp(&b.id));
     found
@@ -265,5 +315,44 @@ mod tests {
             None
         );
         assert!(!is_xla_dump_name("module_.x"));
+    }
+
+    fn file(path: &str) -> Found {
+        let path = PathBuf::from(path);
+        let id = path.file_stem().unwrap().to_str().unwrap().to_string();
+        Found {
+            id,
+            path,
+            source: Source::File,
+            size: 0,
+        }
+    }
+
+    #[test]
+    fn ids_are_unique_and_a_numbered_id_is_not_given_twice() {
+        // b/x's `~2` is taken by c's own file: it takes `~3`.
+        let ids: Vec<(String, String)> = deduplicate(vec![
+            file("c/x~2.hlo"),
+            file("a/x.hlo"),
+            file("b/x.hlo"),
+            file("d/index.hlo"),
+            file("e/index~2.hlo"),
+        ])
+        .into_iter()
+        .map(|f| (f.id, f.path.display().to_string()))
+        .collect();
+        let expected = [
+            ("index~3", "d/index.hlo"),
+            ("index~2", "e/index~2.hlo"),
+            ("x", "a/x.hlo"),
+            ("x~3", "b/x.hlo"),
+            ("x~2", "c/x~2.hlo"),
+        ];
+        let mut expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(i, p)| (i.to_string(), p.to_string()))
+            .collect();
+        expected.sort();
+        assert_eq!(ids, expected);
     }
 }

@@ -11,8 +11,8 @@ use crate::driver::run::{self, Quiet, RunError};
 use crate::driver::run_args::RunArgs;
 use crate::interp::budget::Budget;
 use crate::ir::verify::verify;
-use crate::output::write_atomically;
-use discover::{Found, Source};
+use crate::output::{write_atomically, Links, OutputPlan};
+use discover::{FolderId, Found, Source};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::io::{Read, Write};
@@ -121,12 +121,25 @@ fn options_json(cli: &BatchCli) -> Value {
 }
 
 fn batch(cli: &BatchCli) -> Result<Summary, String> {
-    let mut modules = discover::discover(&cli.paths, &cli.stage)?;
+    let out = FolderId::of(&cli.output);
+    if let Some(path) = cli
+        .paths
+        .iter()
+        .find(|p| out.is_some() && FolderId::of(p) == out)
+    {
+        return Err(format!(
+            "{}: error: it is the folder {} the modules are read from (their outputs would replace them); write into another folder; nothing was written",
+            cli.output.display(),
+            path.display()
+        ));
+    }
+    // OUT inside a PATH: its files are this batch's outputs, not modules.
+    let mut modules = discover::discover(&cli.paths, &cli.stage, out)?;
     if let Some((i, n)) = cli.shard {
         modules.retain(|m| shard_of(&m.id, n) == i);
     }
-    std::fs::create_dir_all(cli.output.join(STAMPS))
-        .map_err(|e| format!("{}: error: {e}", cli.output.display()))?;
+    plan_outputs(cli, &modules)?;
+    make_stamps_folder(&cli.output)?;
     let jobs = cli
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -177,6 +190,68 @@ fn batch(cli: &BatchCli) -> Result<Summary, String> {
     Ok(summary)
 }
 
+/// Every file the batch may write, checked before any is: none may be a
+/// module it reads (a file named on the command line inside OUT), or a
+/// folder.
+fn plan_outputs(cli: &BatchCli, modules: &[Found]) -> Result<(), String> {
+    let mut plan = OutputPlan::new();
+    for m in modules {
+        plan.input("the module", &m.path);
+        if let Source::NeuronCache {
+            compile_flags: Some(flags),
+            ..
+        } = &m.source
+        {
+            plan.input("the compile flags", flags);
+        }
+    }
+    let mut planned = |what: &str, path: PathBuf| plan.output(what, &path, Links::Replace);
+    for m in modules {
+        planned("the output", cli.output.join(output_name(cli, &m.id)))?;
+        if cli.report_html {
+            planned("the page", cli.output.join(page_name(&m.id)))?;
+        }
+        planned(
+            "the stamp",
+            cli.output.join(STAMPS).join(format!("{}.json", m.id)),
+        )?;
+    }
+    for name in [summary::JSON, summary::HTML] {
+        planned("the summary", cli.output.join(name))?;
+    }
+    Ok(())
+}
+
+/// OUT's folder of stamps, made if need be; a link there (to a folder
+/// elsewhere) is refused, not written through.
+fn make_stamps_folder(out: &Path) -> Result<(), String> {
+    let stamps = out.join(STAMPS);
+    if let Ok(meta) = std::fs::symlink_metadata(&stamps) {
+        if !meta.is_dir() {
+            return Err(format!(
+                "{}: error: not a folder (a link there is not followed); nothing was written",
+                stamps.display()
+            ));
+        }
+    }
+    std::fs::create_dir_all(&stamps).map_err(|e| format!("{}: error: {e}", out.display()))
+}
+
+/// A module's output file in OUT.
+fn output_name(cli: &BatchCli, id: &str) -> String {
+    let extension = if cli.output_format == "proto" {
+        "pb"
+    } else {
+        "hlo"
+    };
+    format!("{id}.{extension}")
+}
+
+/// A module's report page in OUT.
+fn page_name(id: &str) -> String {
+    format!("{id}.html")
+}
+
 /// Which of `n` shares `id` falls in: stable across machines and runs.
 fn shard_of(id: &str, n: u64) -> u64 {
     let digest = Sha256::digest(id.as_bytes());
@@ -200,7 +275,11 @@ impl Job<'_> {
         let start = Instant::now();
         let bytes = match read_bytes(&found.path) {
             Ok(b) => b,
-            Err(e) => return (self.failed_row(found, e, start, None), false),
+            Err(e) => {
+                let row = self.failed_row(found, e, start, None);
+                self.forget_last_result(found, &row);
+                return (row, false);
+            }
         };
         let stamp = self.stamp(found, &bytes);
         if !self.cli.force {
@@ -208,21 +287,45 @@ impl Job<'_> {
                 return (row, true);
             }
         }
-        let row = self.run(found, bytes, start);
-        // A failed module is tried again next time, whatever its stamp.
-        if row["status"] == "ok" {
-            let stamp_file = json!({ "stamp": stamp, "row": row });
-            let path = self.stamp_path(&found.id);
-            if let Err(e) =
-                write_atomically(&path, |f| f.write_all(stamp_file.to_string().as_bytes()))
-            {
-                crate::util::diag(&format!(
-                    "hlo-opt batch: {}: warning: {e}\n",
-                    path.display()
-                ));
+        match self.run(found, bytes, start) {
+            Ok((row, output_sha256)) => {
+                let stamp_file =
+                    json!({ "stamp": stamp, "output_sha256": output_sha256, "row": row });
+                let path = self.stamp_path(&found.id);
+                if let Err(e) =
+                    write_atomically(&path, |f| f.write_all(stamp_file.to_string().as_bytes()))
+                {
+                    warn(&path, e);
+                }
+                (row, false)
+            }
+            // A failed module is tried again next time, whatever its stamp.
+            Err(row) => {
+                self.forget_last_result(found, &row);
+                (row, false)
             }
         }
-        (row, false)
+    }
+
+    /// After a failure, nothing of the module's last success stays in OUT
+    /// to be taken for this run's: its stamp, and the output and page it
+    /// wrote (a page this run wrote stays). Only this module's own file
+    /// names are removed, whatever the stamp says.
+    fn forget_last_result(&self, found: &Found, row: &Value) {
+        let stamp = self.stamp_path(&found.id);
+        let Ok(text) = std::fs::read_to_string(&stamp) else {
+            return;
+        };
+        let last: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let id = &found.id;
+        for name in [format!("{id}.hlo"), format!("{id}.pb"), page_name(id)] {
+            let last_wrote = ["output", "page"].iter().any(|k| last["row"][k] == *name);
+            let this_wrote = ["output", "page"].iter().any(|k| row[k] == *name);
+            if last_wrote && !this_wrote {
+                remove_stale(&self.cli.output.join(&name));
+            }
+        }
+        remove_stale(&stamp);
     }
 
     fn stamp_path(&self, id: &str) -> PathBuf {
@@ -243,7 +346,7 @@ impl Job<'_> {
         {
             h.update(std::fs::read(flags).unwrap_or_default());
         }
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        hex(&h.finalize())
     }
 
     /// The last result's row, when its stamp is `stamp` and its files are
@@ -255,19 +358,26 @@ impl Job<'_> {
             return None;
         }
         let row = stored["row"].take();
-        let present = |key: &str| {
-            row[key]
-                .as_str()
-                .is_none_or(|name| self.cli.output.join(name).is_file())
+        let page_present = row["page"]
+            .as_str()
+            .is_none_or(|name| self.cli.output.join(name).is_file());
+        // The output as this module's last run wrote it, not changed since.
+        let output_intact = match row["output"].as_str() {
+            None => true,
+            Some(name) => stored["output_sha256"].as_str().is_some_and(|hash| {
+                file_sha256(&self.cli.output.join(name)).as_deref() == Some(hash)
+            }),
         };
-        (present("output") && present("page")).then_some(row)
+        (output_intact && page_present).then_some(row)
     }
 
-    fn run(&self, found: &Found, bytes: Vec<u8>, start: Instant) -> Value {
+    /// Runs the module and writes its output (and page): its row and the
+    /// output's SHA-256, or the row of its failure.
+    fn run(&self, found: &Found, bytes: Vec<u8>, start: Instant) -> Result<(Value, String), Value> {
         let file_name = found.path.display().to_string();
         let module = match parse(&found.path, bytes, &file_name) {
             Ok(m) => m,
-            Err(e) => return self.failed_row(found, e, start, None),
+            Err(e) => return Err(self.failed_row(found, e, start, None)),
         };
         let instructions_before = module.instruction_count();
         let cli = self.cli;
@@ -277,7 +387,7 @@ impl Job<'_> {
             cli.report_html.then(|| file_name.clone()),
         );
         let outcome = run::run(module, &config, &mut Quiet);
-        let page = format!("{}.html", found.id);
+        let page = page_name(&found.id);
         let record = match &outcome {
             Ok(o) => o.record.as_ref(),
             Err(f) => f.record.as_ref(),
@@ -293,7 +403,7 @@ impl Job<'_> {
                     Ok(()) => Some(page),
                     Err(e) => {
                         let e = format!("{}: error: {e}", path.display());
-                        return self.failed_row(found, e, start, None);
+                        return Err(self.failed_row(found, e, start, None));
                     }
                 }
             }
@@ -317,14 +427,14 @@ impl Job<'_> {
                     row["numerics"] = json!("failed");
                 }
                 row["instructions_before"] = json!(instructions_before);
-                return row;
+                return Err(row);
             }
         };
         let proto = cli.output_format == "proto";
-        let output = format!("{}.{}", found.id, if proto { "pb" } else { "hlo" });
+        let output = output_name(cli, &found.id);
         let path = cli.output.join(&output);
         let written = write_atomically(&path, |f| {
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, Hashing::new(f));
             crate::driver::input::write_module_output(
                 &outcome.module,
                 proto,
@@ -332,12 +442,16 @@ impl Job<'_> {
                 &file_name,
                 &mut w,
             )?;
-            w.flush()
+            w.flush()?;
+            Ok::<_, std::io::Error>(w.get_ref().hex())
         });
-        if let Err(e) = written {
-            let e = format!("{}: error: {e}", path.display());
-            return self.failed_row(found, e, start, page_written);
-        }
+        let output_sha256 = match written {
+            Ok(hash) => hash,
+            Err(e) => {
+                let e = format!("{}: error: {e}", path.display());
+                return Err(self.failed_row(found, e, start, page_written));
+            }
+        };
         let mut rewrites_by_pass = serde_json::Map::new();
         for r in &outcome.runs {
             let n = r
@@ -373,7 +487,7 @@ impl Job<'_> {
         row["page"] = json!(page_written);
         // The process frees the module at exit; a batch frees it now.
         drop(outcome);
-        row
+        Ok((row, output_sha256))
     }
 
     fn row(&self, found: &Found, status: &str, error: Option<String>, start: Instant) -> Value {
@@ -427,6 +541,64 @@ impl Job<'_> {
     }
 }
 
+fn warn(path: &Path, e: impl std::fmt::Display) {
+    crate::util::diag(&format!(
+        "hlo-opt batch: {}: warning: {e}\n",
+        path.display()
+    ));
+}
+
+/// Removes a file of OUT's (a link there itself, not what it points at).
+fn remove_stale(path: &Path) {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => warn(path, e),
+        _ => {}
+    }
+}
+
+/// The SHA-256 of a file's bytes, in hex; `None` if it cannot be read.
+fn file_sha256(path: &Path) -> Option<String> {
+    let mut h = Hashing::new(std::io::sink());
+    std::io::copy(&mut std::fs::File::open(path).ok()?, &mut h).ok()?;
+    Some(h.hex())
+}
+
+/// A writer that hashes what goes through it (SHA-256).
+struct Hashing<W> {
+    inner: W,
+    hash: Sha256,
+}
+
+impl<W: Write> Hashing<W> {
+    fn new(inner: W) -> Self {
+        Hashing {
+            inner,
+            hash: Sha256::new(),
+        }
+    }
+
+    /// The hash of what was written so far, in hex.
+    fn hex(&self) -> String {
+        hex(&self.hash.clone().finalize())
+    }
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The file's bytes, inflated when gzipped (the Neuron cache's
 /// `model.hlo_module.pb.gz`, or a `.pb` holding gzip).
 fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
@@ -472,13 +644,16 @@ fn parse(path: &Path, bytes: Vec<u8>, file_name: &str) -> Result<crate::ir::Modu
 }
 
 /// `--merge`: the shards' OUT folders into one, as one run would give.
+/// Every shard is read and checked before anything is copied, so a
+/// refused merge leaves OUT as it was.
 fn merge(cli: &BatchCli) -> Result<Summary, String> {
-    std::fs::create_dir_all(cli.output.join(STAMPS))
-        .map_err(|e| format!("{}: error: {e}", cli.output.display()))?;
     let mut options: Option<Value> = None;
     let mut rows: Vec<Value> = Vec::new();
+    let mut ids = std::collections::BTreeSet::new();
+    // (from, to) for every file of every module.
+    let mut copies: Vec<(PathBuf, PathBuf)> = Vec::new();
     for dir in &cli.paths {
-        let path = dir.join("summary.json");
+        let path = dir.join(summary::JSON);
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("{}: error: {e}", path.display()))?;
         let shard: Value = serde_json::from_str(&text)
@@ -505,23 +680,47 @@ fn merge(cli: &BatchCli) -> Result<Summary, String> {
         }
         for row in shard["modules"].as_array().into_iter().flatten() {
             let id = row["id"].as_str().unwrap_or_default();
-            if rows.iter().any(|r| r["id"] == id) {
+            // The files are named from the id: it must name nothing
+            // outside OUT.
+            if id.is_empty() || id == "." || id == ".." || id.contains(['/', '\\', '\0']) {
+                return Err(format!(
+                    "{}: error: module id {id:?} is not a file name",
+                    path.display()
+                ));
+            }
+            if !ids.insert(id.to_string()) {
                 return Err(format!(
                     "{}: error: module {id} is in two shards",
                     path.display()
                 ));
             }
+            let own_names = [format!("{id}.hlo"), format!("{id}.pb"), page_name(id)];
             for key in ["output", "page"] {
-                if let Some(name) = row[key].as_str() {
-                    copy_into(&dir.join(name), &cli.output.join(name))?;
+                let Some(name) = row[key].as_str() else {
+                    continue;
+                };
+                if !own_names.iter().any(|n| n == name) {
+                    return Err(format!(
+                        "{}: error: module {id}'s {key} {name:?} is not one of its files",
+                        path.display()
+                    ));
                 }
+                let from = dir.join(name);
+                if !from.is_file() {
+                    return Err(format!("{}: error: missing", from.display()));
+                }
+                copies.push((from, cli.output.join(name)));
             }
             let stamp = Path::new(STAMPS).join(format!("{id}.json"));
             if dir.join(&stamp).is_file() {
-                copy_into(&dir.join(&stamp), &cli.output.join(&stamp))?;
+                copies.push((dir.join(&stamp), cli.output.join(&stamp)));
             }
             rows.push(row.clone());
         }
+    }
+    make_stamps_folder(&cli.output)?;
+    for (from, to) in &copies {
+        copy_into(from, to)?;
     }
     rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
     let summary = Summary::new(options.unwrap_or(Value::Null), rows);

@@ -11,6 +11,10 @@ use std::sync::Mutex;
 
 pub const SCHEMA: &str = "hlo-opt-batch/1";
 
+/// The batch's summary files in OUT.
+pub const JSON: &str = "summary.json";
+pub const HTML: &str = "index.html";
+
 /// The batch's rows, with their totals.
 pub struct Summary {
     json: Value,
@@ -65,7 +69,7 @@ impl Summary {
         let mut text = serde_json::to_string_pretty(&self.json).expect("a JSON value prints");
         text.push('\n');
         let page = super::index_html::page(&self.json);
-        for (name, bytes) in [("summary.json", text), ("index.html", page)] {
+        for (name, bytes) in [(JSON, text), (HTML, page)] {
             let path = out.join(name);
             crate::output::write_atomically(&path, |f| {
                 use std::io::Write;
