@@ -394,3 +394,32 @@ fn data_past_a_members_declared_bytes_is_an_error() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// Text that never ends, or an error on a line as long as the input, is
+/// a clean failure under a tight ulimit, never an abort: the reader's
+/// buffer grows by `try_reserve`, and an error keeps only an excerpt of
+/// its line (it used to copy the line, then hold it as `char`s: 5x).
+#[test]
+fn endless_text_and_a_64_mib_line_fail_cleanly_under_ulimit() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = dir.path().join("line.hlo");
+    std::fs::write(&line, vec![b'a'; 64 << 20]).unwrap();
+    let (out, _) = under_ulimit(250_000, &[line.to_str().unwrap(), "-o", "/dev/null"]);
+    let err = refused(&out);
+    assert!(
+        err.contains("line.hlo:1:1: error: expects 'HloModule'"),
+        "{err}"
+    );
+    // The line is shown cut, as a short one is.
+    assert!(
+        err.contains(&format!("\n{}...\n^", "a".repeat(160))),
+        "{err}"
+    );
+
+    let (out, _) = under_ulimit(
+        LIMIT_400M,
+        &["--input-format", "text", "/dev/zero", "-o", "/dev/null"],
+    );
+    let err = refused(&out);
+    assert!(err.contains("/dev/zero: error: out of memory"), "{err}");
+}

@@ -1070,13 +1070,7 @@ fn verify_error(py: Python<'_>, e: &VerifyError, file: &str, text: Option<&str>)
     match source_line {
         Some(source_line) => parse_error(
             py,
-            &ParseError {
-                file: file.to_string(),
-                line,
-                column,
-                message,
-                source_line: source_line.to_string(),
-            },
+            &ParseError::new(file, line, column, message, source_line),
         ),
         None => error_with(
             py,

@@ -103,6 +103,12 @@ impl<R: BufRead> Source for ReaderSource<R> {
                 }
                 Ok(chunk) => {
                     let n = chunk.len().min(CHUNK);
+                    // Text that never ends a computation (`/dev/zero`)
+                    // grows the buffer until memory runs out: an error,
+                    // as `read_to_end` gives, not an abort.
+                    self.buf
+                        .try_reserve(n)
+                        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
                     self.buf.extend_from_slice(&chunk[..n]);
                     self.reader.consume(n);
                     return Ok(());

@@ -142,13 +142,13 @@ impl<'a> Parser<'a> {
             .filter(|(id, _, _)| !self.st.comp_defined.contains_key(id))
             .min_by_key(|(_, offset, _)| *offset);
         if let Some((id, _, at)) = undefined {
-            return Err(Box::new(ParseError {
-                file: self.file.to_string(),
-                line: at.line,
-                column: at.column,
-                message: format!("computation does not exist: {}", self.comp_name(*id)),
-                source_line: at.source_line.to_string(),
-            }));
+            return Err(Box::new(ParseError::new(
+                self.file,
+                at.line,
+                at.column,
+                format!("computation does not exist: {}", self.comp_name(*id)),
+                &at.source_line,
+            )));
         }
         let entry = match (self.st.entry, self.st.last) {
             (Some(id), _) | (None, Some(id)) => id,
