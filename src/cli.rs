@@ -76,8 +76,9 @@ struct Cli {
     emit_graph: Option<PathBuf>,
 
     /// Input format: `text` (HLO text) or `proto` (binary HloModuleProto,
-    /// HloProto or HloSnapshot). Default: by extension (`.pb` is proto,
-    /// `.hlo`/`.txt` text), else by content.
+    /// HloProto or HloSnapshot). Default: `.pb` is proto, anything else by
+    /// content (neuronx-distributed names its protos `.hlo`); UTF-8 that
+    /// looks like a proto but does not read as one is read as text.
     #[arg(long, value_name = "FORMAT", value_parser = ["text", "proto"])]
     input_format: Option<String>,
 

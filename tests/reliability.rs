@@ -702,3 +702,122 @@ fn fuzz_a_static_ring_of_another_shape_than_its_operand_is_refused() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+// The text-mutation fuzz of 2026-12-06 (252,000 mutants): modules the
+// text parser took whose proto, or the text written from it, did not read
+// back. Each is now refused where it is read, by either front.
+
+/// A text module, written as a proto and the proto read back, or the
+/// module refused as a proto was.
+fn proto_round_trip(input: &Path) -> Result<String, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("m.pb");
+    let out = hlo_opt()
+        .args(["--passes", ""])
+        .arg(input)
+        .arg("-o")
+        .arg(&pb)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(text(&out.stderr));
+    }
+    let back = hlo_opt().args(["--passes", ""]).arg(&pb).output().unwrap();
+    assert!(back.status.success(), "{}", text(&back.stderr));
+    Ok(text(&back.stdout))
+}
+
+#[test]
+fn fuzz_two_async_starts_of_one_computation_are_refused_by_both_fronts() {
+    // The second start wrote `calls={w}`: braces took it past the check.
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/async_shared_braced_calls.hlo"),
+        &[":12:34: error: Computation w is called by more than one async op"],
+    );
+    // The proto such a module made before: the verifier refuses it.
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/proto_async_shared_computation.pb"),
+        &["instruction s1: computation w is called by more than one async op"],
+    );
+}
+
+#[test]
+fn fuzz_an_empty_calls_list_is_refused() {
+    for (file, at) in [
+        ("fusion_calls_empty.hlo", ":5:48:"),
+        ("async_start_calls_empty.hlo", ":5:55:"),
+    ] {
+        refuses(
+            &["--passes", ""],
+            &data(&format!("fuzz_regressions/{file}")),
+            &[at, "expects one computation, but sees 0"],
+        );
+    }
+}
+
+#[test]
+fn fuzz_permute_slice_sizes_that_its_operands_cannot_split_are_refused() {
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/collective_permute_5_operands_slice_sizes.hlo"),
+        &[":8:8:", "slice_sizes do not fit the operands' shapes"],
+    );
+}
+
+#[test]
+fn fuzz_a_recovery_module_that_calls_itself_is_refused() {
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/origin_recovery_table_recursive.hlo"),
+        &[
+            "origin_recovery_table: a recovery module",
+            "computation rc calls itself",
+        ],
+    );
+}
+
+#[test]
+fn fuzz_reduce_precision_bits_a_proto_cannot_hold_are_refused() {
+    refuses(
+        &["--passes", ""],
+        &data("fuzz_regressions/reduce_precision_bits_out_of_range.hlo"),
+        &[
+            ":5:8:",
+            "mantissa_bits=4611686018427387904 is more than a proto's int32 holds",
+        ],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("m.hlo");
+    std::fs::write(
+        &p,
+        "HloModule m\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT r = f32[4] reduce-precision(x), exponent_bits=0, mantissa_bits=2\n}\n",
+    )
+    .unwrap();
+    refuses(
+        &["--passes", ""],
+        &p,
+        &["Expected exponent_bits >= 1; got 0"],
+    );
+}
+
+#[test]
+fn a_ragged_dot_round_trips_through_a_proto() {
+    let input = data("interp_xla/ragged_dot_f32.hlo");
+    let back = proto_round_trip(&input).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        back.contains("ragged-dot(%l.1, %r.1, %g.1), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}"),
+        "{back}"
+    );
+}
+
+#[test]
+fn fuzz_text_that_looks_like_a_proto_is_reported_as_text() {
+    // A stray `}` before `HloModule`: its bytes start like a proto field.
+    refuses(
+        &[],
+        &data("fuzz_regressions/text_sniffed_as_proto.hlo"),
+        &["text_sniffed_as_proto.hlo:1:1: error: expects 'HloModule'"],
+    );
+}

@@ -48,12 +48,21 @@ pub fn read_module_input(
         })?;
         return Ok((module, file_name));
     }
+    // Taken for a proto by its first bytes alone: text that starts oddly
+    // (a stray `}`) can look like one.
+    let guessed = format.is_none() && ext != Some("pb");
     // A proto in a regular file is read one computation at a time.
     #[cfg(unix)]
     if let Some(file) = &file {
         if let Some(module) = crate::proto::read_module_file(file).map_err(read_error)? {
-            let module = module.map_err(|e| format!("{file_name}: error: {e}"))?;
-            return Ok((module, file_name));
+            return match module {
+                Ok(module) => Ok((module, file_name)),
+                Err(e) if guessed => {
+                    let bytes = std::fs::read(input).map_err(read_error)?;
+                    read_as_text_instead(bytes, &file_name, &e.to_string())
+                }
+                Err(e) => Err(format!("{file_name}: error: {e}")),
+            };
         }
     }
     let mut bytes = Vec::new();
@@ -64,13 +73,32 @@ pub fn read_module_input(
         _ => crate::proto::looks_like_proto(&bytes),
     };
     if is_proto {
-        let module =
-            crate::proto::read_module(&bytes).map_err(|e| format!("{file_name}: error: {e}"))?;
-        return Ok((module, file_name));
+        return match crate::proto::read_module(&bytes) {
+            Ok(module) => Ok((module, file_name)),
+            Err(e) if guessed => read_as_text_instead(bytes, &file_name, &e.to_string()),
+            Err(e) => Err(format!("{file_name}: error: {e}")),
+        };
     }
     let text = String::from_utf8(bytes).map_err(|e| not_utf8(e.utf8_error().valid_up_to()))?;
     let module = parse_module_owned(text, &file_name).map_err(|e| e.to_string())?;
     Ok((module, file_name))
+}
+
+/// An input guessed to be a proto that does not read as one: if it is
+/// UTF-8, it is read as the text it more likely is, and a fault is the
+/// text parser's, with its line and column; else the proto's error.
+pub(crate) fn read_as_text_instead(
+    bytes: Vec<u8>,
+    file_name: &str,
+    proto_error: &str,
+) -> Result<(crate::ir::Module, String), String> {
+    match String::from_utf8(bytes) {
+        Ok(text) => match parse_module_owned(text, file_name) {
+            Ok(module) => Ok((module, file_name.to_string())),
+            Err(e) => Err(e.to_string()),
+        },
+        Err(_) => Err(format!("{file_name}: error: {proto_error}")),
+    }
 }
 
 /// Writes `module` as the command writes its output: a binary proto, or

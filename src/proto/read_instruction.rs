@@ -115,6 +115,7 @@ impl Reader<'_> {
             | GetDimensionSize | SetDimensionSize | Reduce | Map | Sort | TopK | Slice
             | DynamicSlice | Pad => array_op_attrs(a, opcode, p),
             Dot => dot_attrs(a, p),
+            RaggedDot => ragged_dot_attrs(a, p),
             Gather => gather_attrs(a, p),
             Scatter => scatter_attrs(a, p),
             Fusion => fusion_attrs(a, p)?,

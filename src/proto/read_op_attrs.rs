@@ -15,7 +15,6 @@ use crate::ir::attrs::{
     RngAlgorithm, Transpose as TransposeKind,
 };
 use crate::ir::instruction::{ApiVersion, AttrValue, ComparisonDirection, ComparisonType};
-use crate::ir::shape::Shape;
 use crate::ir::{Opcode, Payload, PrimitiveType};
 
 /// `key=true` where `set`; a proto's `false` is its default, not printed.
@@ -190,11 +189,24 @@ pub(super) fn window_attr(a: &mut Attrs<'_>, p: &HloInstructionProto) {
 }
 
 pub(super) fn dot_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {
-    let d = p.dot_dimension_numbers.clone().unwrap_or_default();
+    dot_dims(a, &p.dot_dimension_numbers.clone().unwrap_or_default());
+    precision_attrs(a, p);
+}
+
+fn dot_dims(a: &mut Attrs<'_>, d: &DotDimensionNumbers) {
     ints_unless_empty(a, "lhs_batch_dims", &d.lhs_batch_dimensions);
     ints(a, "lhs_contracting_dims", &d.lhs_contracting_dimensions);
     ints_unless_empty(a, "rhs_batch_dims", &d.rhs_batch_dimensions);
     ints(a, "rhs_contracting_dims", &d.rhs_contracting_dimensions);
+}
+
+/// A ragged dot's numbers, as XLA prints them: the dot's, then the
+/// ragged and group dimensions (each left out when empty).
+pub(super) fn ragged_dot_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {
+    let r = p.ragged_dot_dimension_numbers.clone().unwrap_or_default();
+    dot_dims(a, &r.dot_dimension_numbers.clone().unwrap_or_default());
+    ints_unless_empty(a, "lhs_ragged_dims", &r.lhs_ragged_dimensions);
+    ints_unless_empty(a, "rhs_group_dims", &r.rhs_group_dimensions);
     precision_attrs(a, p);
 }
 
@@ -340,7 +352,9 @@ pub(super) fn collective_permute_attrs(
         let lengths = operands
             .shape(0)
             .zip(operands.shape(2))
-            .and_then(|(input, starts)| slice_size_lengths(input, starts))
+            .and_then(|(input, starts)| {
+                crate::ir::verify::permute_slice_size_lengths(input, starts)
+            })
             .filter(|l| l.iter().sum::<usize>() == p.dynamic_slice_sizes.len())
             .ok_or_else(|| {
                 ProtoError::new("dynamic_slice_sizes do not fit the operands' shapes")
@@ -357,32 +371,6 @@ pub(super) fn collective_permute_attrs(
         a.val("slice_sizes", AttrValue::IntLists(lists));
     }
     Ok(())
-}
-
-/// The lengths of an in-place collective permute's `slice_sizes` lists,
-/// which its proto flattens, as XLA's loader splits them: one list per
-/// input array (per start-index tuple of it, where it has several), as long
-/// as that array's rank. `None` where the shapes are not of that form.
-pub(super) fn slice_size_lengths(input: &Shape, starts: &Shape) -> Option<Vec<usize>> {
-    let first_start = starts.tuple_elements()?.first()?;
-    match input.tuple_elements() {
-        Some(inputs) => {
-            if !first_start.tuple_elements()?.first()?.is_tuple() {
-                // `((s32[], s32[]), ...)`: one start tuple per input.
-                return Some(inputs.iter().map(Shape::rank).collect());
-            }
-            // `(((s32[], ...), (s32[], ...)), ...)`: several per input.
-            let per_input = starts.tuple_elements()?;
-            let mut lengths = Vec::new();
-            for (i, s) in inputs.iter().enumerate() {
-                let n = per_input.get(i)?.tuple_elements()?.len();
-                lengths.extend(std::iter::repeat_n(s.rank(), n));
-            }
-            Some(lengths)
-        }
-        None if first_start.is_tuple() => Some(vec![input.rank(); starts.tuple_elements()?.len()]),
-        None => Some(vec![input.rank()]),
-    }
 }
 
 pub(super) fn send_recv_attrs(a: &mut Attrs<'_>, p: &HloInstructionProto) {

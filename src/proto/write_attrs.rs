@@ -143,21 +143,43 @@ fn dimension_numbers_to_proto(p: &mut HloInstructionProto, key: &str, v: &V) -> 
     true
 }
 
+/// The list of dot dimension numbers `key` names.
+fn dot_dims_field<'d>(d: &'d mut DotDimensionNumbers, key: &str) -> Option<&'d mut Vec<i64>> {
+    Some(match key {
+        "lhs_contracting_dims" => &mut d.lhs_contracting_dimensions,
+        "rhs_contracting_dims" => &mut d.rhs_contracting_dimensions,
+        "lhs_batch_dims" => &mut d.lhs_batch_dimensions,
+        "rhs_batch_dims" => &mut d.rhs_batch_dimensions,
+        _ => return None,
+    })
+}
+
 /// The list of dot, gather or scatter dimension numbers `key` names.
 fn dims_field<'p>(
     p: &'p mut HloInstructionProto,
     key: &str,
     is_gather: bool,
 ) -> Option<&'p mut Vec<i64>> {
+    // A ragged dot's numbers are a message of their own, holding a dot's.
+    if p.opcode == "ragged-dot" {
+        let r = p
+            .ragged_dot_dimension_numbers
+            .get_or_insert_with(Default::default);
+        return match key {
+            "lhs_ragged_dims" => Some(&mut r.lhs_ragged_dimensions),
+            "rhs_group_dims" => Some(&mut r.rhs_group_dimensions),
+            _ => dot_dims_field(
+                r.dot_dimension_numbers.get_or_insert_with(Default::default),
+                key,
+            ),
+        };
+    }
     match key {
         "lhs_contracting_dims" | "rhs_contracting_dims" | "lhs_batch_dims" | "rhs_batch_dims" => {
-            let d = p.dot_dimension_numbers.get_or_insert_with(Default::default);
-            Some(match key {
-                "lhs_contracting_dims" => &mut d.lhs_contracting_dimensions,
-                "rhs_contracting_dims" => &mut d.rhs_contracting_dimensions,
-                "lhs_batch_dims" => &mut d.lhs_batch_dimensions,
-                _ => &mut d.rhs_batch_dimensions,
-            })
+            dot_dims_field(
+                p.dot_dimension_numbers.get_or_insert_with(Default::default),
+                key,
+            )
         }
         "offset_dims"
         | "collapsed_slice_dims"

@@ -622,7 +622,13 @@ fn parse(path: &Path, bytes: Vec<u8>, file_name: &str) -> Result<crate::ir::Modu
         .and_then(|n| n.to_str())
         .is_some_and(|n| n.ends_with(".pb") || n.ends_with(".pb.gz"));
     let module = if named_proto || crate::proto::looks_like_proto(&bytes) {
-        crate::proto::read_module(&bytes).map_err(|e| format!("{file_name}: error: {e}"))?
+        match crate::proto::read_module(&bytes) {
+            Ok(module) => module,
+            Err(e) if !named_proto => {
+                crate::driver::input::read_as_text_instead(bytes, file_name, &e.to_string())?.0
+            }
+            Err(e) => return Err(format!("{file_name}: error: {e}")),
+        }
     } else {
         let text = String::from_utf8(bytes).map_err(|e| {
             format!(

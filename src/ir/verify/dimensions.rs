@@ -107,6 +107,10 @@ pub(super) fn check_dimension_numbers(
             _ => Ok(()),
         },
         Opcode::DynamicSlice => check_dynamic_slice_sizes(ops),
+        Opcode::CollectivePermute | Opcode::CollectivePermuteStart => {
+            check_permute_slice_sizes(ops)
+        }
+        Opcode::ReducePrecision => check_reduce_precision_bits(instr),
         Opcode::Pad => match instr.attr("padding") {
             Some(AttrValue::Padding(p)) => one_per_operand_dim("padding", p.len(), ops),
             _ => Ok(()),
@@ -216,6 +220,67 @@ fn check_dynamic_slice_sizes(ops: Operands<'_>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `reduce-precision`'s bit counts, as XLA's shape inference has them
+/// (at least 1 exponent bit, no negative mantissa), each one its proto's
+/// `int32` can hold.
+fn check_reduce_precision_bits(instr: &Instruction) -> Result<(), String> {
+    for (key, least) in [("exponent_bits", 1), ("mantissa_bits", 0)] {
+        let Some(bits) = int_value(instr, key)? else {
+            continue;
+        };
+        if bits < least {
+            return Err(format!("Expected {key} >= {least}; got {bits}"));
+        }
+        if i32::try_from(bits).is_err() {
+            return Err(format!("{key}={bits} is more than a proto's int32 holds"));
+        }
+    }
+    Ok(())
+}
+
+/// An in-place collective permute's `slice_sizes=`, if written: lists
+/// of the lengths its operands' shapes give (what its proto can say).
+fn check_permute_slice_sizes(ops: Operands<'_>) -> Result<(), String> {
+    let Some(AttrValue::IntLists(lists)) = ops.instr.attr("slice_sizes") else {
+        return Ok(());
+    };
+    let lengths = ops
+        .get(0)
+        .zip(ops.get(2))
+        .and_then(|(input, starts)| permute_slice_size_lengths(input, starts));
+    let written: Vec<usize> = lists.iter().map(|l| l.len()).collect();
+    match lengths {
+        Some(lengths) if lengths == written => Ok(()),
+        _ => Err("slice_sizes do not fit the operands' shapes".into()),
+    }
+}
+
+/// The lengths of an in-place collective permute's `slice_sizes` lists,
+/// which its proto flattens, as XLA's loader splits them: one list per
+/// input array (per start-index tuple of it, where it has several), as long
+/// as that array's rank. `None` where the shapes are not of that form.
+pub fn permute_slice_size_lengths(input: &Shape, starts: &Shape) -> Option<Vec<usize>> {
+    let first_start = starts.tuple_elements()?.first()?;
+    match input.tuple_elements() {
+        Some(inputs) => {
+            if !first_start.tuple_elements()?.first()?.is_tuple() {
+                // `((s32[], s32[]), ...)`: one start tuple per input.
+                return Some(inputs.iter().map(Shape::rank).collect());
+            }
+            // `(((s32[], ...), (s32[], ...)), ...)`: several per input.
+            let per_input = starts.tuple_elements()?;
+            let mut lengths = Vec::new();
+            for (i, s) in inputs.iter().enumerate() {
+                let n = per_input.get(i)?.tuple_elements()?.len();
+                lengths.extend(std::iter::repeat_n(s.rank(), n));
+            }
+            Some(lengths)
+        }
+        None if first_start.is_tuple() => Some(vec![input.rank(); starts.tuple_elements()?.len()]),
+        None => Some(vec![input.rank()]),
+    }
 }
 
 /// A custom call's `operand_layout_constraints=`, if written: one per

@@ -39,7 +39,8 @@ use super::{CompId, Computation, InstrId, Instruction, Module, Shape, SourcePos}
 use crate::util::FxSet;
 use computation::{check_computation, instructions_hold, CheckedCalls, Checks};
 use dimensions::check_dimension_numbers;
-use module::{check_call_graph, check_entry_layout, check_module_header};
+pub use dimensions::permute_slice_size_lengths;
+use module::{check_async_callees, check_call_graph, check_entry_layout, check_module_header};
 use names::{check_computation_name, SeenNames};
 use operand_counts::check_operands_and_attrs;
 use shapes::{check_attribute_layouts, check_layouts, check_shape};
@@ -119,8 +120,26 @@ fn verify_computations(module: &Module, check: impl Fn(CompId) -> bool) -> Resul
 /// (`calls`: every computation's, if read already).
 fn check_module_whole(module: &Module, calls: Option<CheckedCalls>) -> Result<(), VerifyError> {
     check_call_graph(module, calls)?;
+    check_async_callees(module)?;
     check_stack_frames(module)?;
     check_entry_layout(module)?;
+    check_recovery_modules(module)
+}
+
+/// The modules of the header's `origin_recovery_table` hold as any module
+/// does (the text parser reads them, the proto reader converts them, and
+/// neither checks them otherwise).
+fn check_recovery_modules(module: &Module) -> Result<(), VerifyError> {
+    for attr in &module.header {
+        let crate::ir::AttrValue::RecoveryTable(table) = &attr.value else {
+            continue;
+        };
+        for recovery in table.value().iter().filter_map(|e| e.module.as_deref()) {
+            verify(recovery).map_err(|e| {
+                module_error(format!("origin_recovery_table: a recovery module: {e}"))
+            })?;
+        }
+    }
     Ok(())
 }
 

@@ -6,7 +6,9 @@ use super::computation::CheckedCalls;
 use super::names::check_name;
 use super::shapes::check_layouts;
 use super::{module_error, VerifyError};
-use crate::ir::{Module, Shape};
+use crate::ir::instruction::AttrValue;
+use crate::ir::{CompId, Module, Opcode, Shape};
+use crate::util::FxSet;
 
 /// The module has an entry computation, and a name the text can spell.
 pub(super) fn check_module_header(module: &Module) -> Result<(), VerifyError> {
@@ -58,6 +60,38 @@ pub(super) fn check_call_graph(
         })
     })?;
     module.remember_post_order(order);
+    Ok(())
+}
+
+/// No two async starts call one computation (XLA's parser refuses the
+/// text; a proto could say it, and its text would not read back).
+pub(super) fn check_async_callees(module: &Module) -> Result<(), VerifyError> {
+    let mut called: FxSet<CompId> = FxSet::default();
+    for (_, comp) in module.computations() {
+        if !comp.may_contain(Opcode::AsyncStart) {
+            continue;
+        }
+        for (id, instr) in comp.instructions() {
+            let (Opcode::AsyncStart, Some(AttrValue::Comp(callee))) =
+                (instr.opcode, instr.attr("calls"))
+            else {
+                continue;
+            };
+            if !called.insert(*callee) {
+                let callee_name = module
+                    .get_comp(*callee)
+                    .map_or_else(String::new, |c| c.name.to_string());
+                return Err(VerifyError {
+                    computation: comp.name.to_string(),
+                    instruction: Some(instr.name.to_string()),
+                    message: format!(
+                        "computation {callee_name} is called by more than one async op"
+                    ),
+                    pos: comp.source_pos(id),
+                });
+            }
+        }
+    }
     Ok(())
 }
 

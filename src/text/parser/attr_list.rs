@@ -118,13 +118,25 @@ impl<'a> Parser<'a> {
     }
 
     /// A computation (`to_apply=%add`), or a list of them.
+    /// An attribute naming one computation (`to_apply=%f`). Written in
+    /// braces (`{%f}`) it is read as the name alone: the IR and every
+    /// check see one form, and the module prints as XLA writes it. Braces
+    /// holding no name or several are refused: the proto cannot say it,
+    /// and no op calls several computations through these attributes.
     fn comp_or_comps(&mut self) -> PResult<AttrValue> {
-        if self.peek()? == Some(b'{') {
-            Ok(AttrValue::Comps(self.comp_list()?.into()))
-        } else {
+        if self.peek()? != Some(b'{') {
             let p = self.pos;
             let n = self.name("computation name")?;
-            Ok(AttrValue::Comp(self.comp_ref(n, p)))
+            return Ok(AttrValue::Comp(self.comp_ref(n, p)));
+        }
+        self.skip_ws()?;
+        let start = self.pos;
+        match self.comp_list()?[..] {
+            [one] => Ok(AttrValue::Comp(one)),
+            ref many => self.err_at(
+                start,
+                format!("expects one computation, but sees {}", many.len()),
+            ),
         }
     }
 
