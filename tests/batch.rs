@@ -561,3 +561,43 @@ fn a_refused_merge_leaves_out_as_it_was() {
     assert!(stderr.contains("is not one of its files"), "{stderr}");
     assert!(!out.exists());
 }
+
+#[cfg(unix)]
+#[test]
+fn a_merge_never_follows_a_link_in_a_shard_and_a_folder_twice_is_searched_once() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let inp = dir.path().join("inp");
+    example_inputs(&inp);
+    // `inp` and a link to it: two names, one folder, two modules.
+    symlink(&inp, dir.path().join("again")).unwrap();
+    let shard = dir.path().join("s0");
+    let run = run_batch(&[&inp, &dir.path().join("again")], &shard, &[]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(modules(&summary(&shard)).len(), 2);
+    // Someone who can write the shard links its output to a file of ours.
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "SECRET").unwrap();
+    std::fs::remove_file(shard.join("a.hlo")).unwrap();
+    symlink(&secret, shard.join("a.hlo")).unwrap();
+    let out = dir.path().join("merged");
+    let run = hlo_opt(&[
+        "batch",
+        "--merge",
+        shard.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("a link, which a batch never writes"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}

@@ -416,6 +416,17 @@ fn endless_text_and_a_64_mib_line_fail_cleanly_under_ulimit() {
         "{err}"
     );
 
+    // 96 MiB of NUL bytes: not a proto, so read whole, then its one
+    // window copied (a copy that used to abort).
+    let nul = dir.path().join("nul.hlo");
+    std::fs::File::create(&nul)
+        .unwrap()
+        .set_len(96 << 20)
+        .unwrap();
+    let (out, _) = under_ulimit(180_000, &[nul.to_str().unwrap(), "-o", "/dev/null"]);
+    let err = refused(&out);
+    assert!(err.contains("out of memory"), "{err}");
+
     let (out, _) = under_ulimit(
         LIMIT_400M,
         &["--input-format", "text", "/dev/zero", "-o", "/dev/null"],

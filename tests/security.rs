@@ -385,3 +385,26 @@ fn a_replaced_output_keeps_its_owner_and_mode() {
     assert_eq!((meta.uid(), meta.gid()), (65534, 65534));
     assert_eq!(meta.mode() & 0o7777, 0o600);
 }
+
+/// `hlo-opt eval in.hlo >> in.hlo`: its summary is not written onto the
+/// module it reads.
+#[test]
+fn eval_standard_output_onto_the_module_is_refused() {
+    let (dir, input) = folder_with_input("in.hlo");
+    let stdout = fs::OpenOptions::new().append(true).open(&input).unwrap();
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .args(["eval", "in.hlo"])
+        .stdout(Stdio::from(stdout))
+        .output()
+        .unwrap();
+    refused(
+        &out,
+        &[
+            "standard output",
+            "the module in.hlo",
+            "nothing was written",
+        ],
+    );
+    assert_eq!(fs::read(&input).unwrap(), original());
+}

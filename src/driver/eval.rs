@@ -267,13 +267,10 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
     Ok(failed)
 }
 
-/// The `.npz` written with `-o` and its sidecar, checked against every
-/// file the run reads (the module, `--inputs`, `--compare` and their
-/// sidecars) before anything is read.
+/// The `.npz` written with `-o` and its sidecar, and standard output,
+/// checked against every file the run reads (the module, `--inputs`,
+/// `--compare` and their sidecars) before anything is read.
 fn plan_outputs(cli: &EvalCli) -> Result<Option<(Destination, Destination)>, String> {
-    let Some(npz) = &cli.output else {
-        return Ok(None);
-    };
     let mut plan = OutputPlan::new();
     if cli.input == "-" {
         plan.stdin_input();
@@ -286,6 +283,14 @@ fn plan_outputs(cli: &EvalCli) -> Result<Option<(Destination, Destination)>, Str
             plan.input(&format!("{what}' sidecar"), &sidecar_path(path));
         }
     }
+    // The summary (or the comparison's table) goes to standard output,
+    // which must not be an input.
+    if cli.output.is_none() || cli.compare.is_some() {
+        plan.stdout_output()?;
+    }
+    let Some(npz) = &cli.output else {
+        return Ok(None);
+    };
     let sidecar = sidecar_path(npz);
     Ok(Some((
         plan.output("-o", npz, Links::Follow)?,

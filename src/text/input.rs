@@ -22,9 +22,28 @@ pub(super) trait Source {
     /// Whether everything has been read.
     fn at_end(&self) -> bool;
     /// Takes the first `n` available bytes (`n` at a line's end or at the
-    /// end) into `window`, replacing its text. `Err(i)`: byte `i` of them
-    /// is not UTF-8.
-    fn take(&mut self, n: usize, window: &mut String) -> Result<(), usize>;
+    /// end) into `window`, replacing its text.
+    fn take(&mut self, n: usize, window: &mut String) -> Result<(), TakeError>;
+}
+
+/// Why a window could not be taken.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum TakeError {
+    /// Byte `i` of the window is not UTF-8.
+    NotUtf8(usize),
+    /// No memory for the window's copy (text with no end of a computation
+    /// in gigabytes): an error, not an abort.
+    OutOfMemory,
+}
+
+/// `window` holding a copy of `text`, if there is memory for it.
+fn copy_into(window: &mut String, text: &str) -> Result<(), TakeError> {
+    window.clear();
+    window
+        .try_reserve(text.len())
+        .map_err(|_| TakeError::OutOfMemory)?;
+    window.push_str(text);
+    Ok(())
 }
 
 /// Text already in memory.
@@ -52,13 +71,12 @@ impl Source for TextSource<'_> {
     }
 
     /// Already UTF-8: `n` only needs to fall on a character boundary.
-    fn take(&mut self, n: usize, window: &mut String) -> Result<(), usize> {
+    fn take(&mut self, n: usize, window: &mut String) -> Result<(), TakeError> {
         let (text, rest) = match self.rest.split_at_checked(n) {
             Some(parts) => parts,
-            None => return Err(0),
+            None => return Err(TakeError::NotUtf8(0)),
         };
-        window.clear();
-        window.push_str(text);
+        copy_into(window, text)?;
         self.rest = rest;
         Ok(())
     }
@@ -123,7 +141,7 @@ impl<R: BufRead> Source for ReaderSource<R> {
         self.end
     }
 
-    fn take(&mut self, n: usize, window: &mut String) -> Result<(), usize> {
+    fn take(&mut self, n: usize, window: &mut String) -> Result<(), TakeError> {
         let n = n.min(self.buf.len() - self.start);
         if self.start == 0 && self.buf.len() - n < n {
             // A window longer than what was read after it (a large
@@ -131,13 +149,13 @@ impl<R: BufRead> Source for ReaderSource<R> {
             // copied: its text is never in memory twice.
             let rest = self.buf.split_off(n);
             let bytes = std::mem::replace(&mut self.buf, rest);
-            *window = String::from_utf8(bytes).map_err(|e| e.utf8_error().valid_up_to())?;
+            *window = String::from_utf8(bytes)
+                .map_err(|e| TakeError::NotUtf8(e.utf8_error().valid_up_to()))?;
             return Ok(());
         }
         let bytes = &self.buf[self.start..self.start + n];
-        let text = std::str::from_utf8(bytes).map_err(|e| e.valid_up_to())?;
-        window.clear();
-        window.push_str(text);
+        let text = std::str::from_utf8(bytes).map_err(|e| TakeError::NotUtf8(e.valid_up_to()))?;
+        copy_into(window, text)?;
         self.start += n;
         Ok(())
     }

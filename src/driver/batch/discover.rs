@@ -92,10 +92,17 @@ pub fn discover(
     skip: Option<FolderId>,
 ) -> Result<Vec<Found>, String> {
     let mut found = Vec::new();
+    // A folder given twice (`inp` and a link to it) is searched once.
+    let mut searched = Vec::new();
     for path in paths {
         let meta =
             std::fs::metadata(path).map_err(|e| format!("{}: error: {e}", path.display()))?;
         if meta.is_dir() {
+            let id = FolderId::from_meta(&meta);
+            if id.is_some() && searched.contains(&id) {
+                continue;
+            }
+            searched.push(id);
             walk(path, stage, skip, &mut found)?;
         } else if let Some(f) = classify_file(path, stage, true) {
             found.push(f);
@@ -251,8 +258,9 @@ fn holds_hlo_text(path: &Path) -> bool {
 }
 
 /// Ids no module may have: `index.html` is the batch's own page, which a
-/// module `index`'s page would overwrite.
-const RESERVED_IDS: &[&str] = &["index"];
+/// module `index`'s page would overwrite; and the names of no file (a file
+/// named `.hlo` has the id ``), which `--merge` refuses.
+const RESERVED_IDS: &[&str] = &["index", "", ".", ".."];
 
 /// Sorted by path, then ids made unique: the first of an id keeps it, the
 /// others (and a reserved id) take the first of `~2`, `~3`, ... that no
@@ -319,7 +327,9 @@ mod tests {
 
     fn file(path: &str) -> Found {
         let path = PathBuf::from(path);
-        let id = path.file_stem().unwrap().to_str().unwrap().to_string();
+        // As `classify_file` names a plain file: `.hlo` off its name.
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let id = name.strip_suffix(".hlo").unwrap().to_string();
         Found {
             id,
             path,
@@ -337,11 +347,15 @@ mod tests {
             file("b/x.hlo"),
             file("d/index.hlo"),
             file("e/index~2.hlo"),
+            file("f/.hlo"),
+            file("g/...hlo"),
         ])
         .into_iter()
         .map(|f| (f.id, f.path.display().to_string()))
         .collect();
         let expected = [
+            ("~2", "f/.hlo"),
+            ("..~2", "g/...hlo"),
             ("index~3", "d/index.hlo"),
             ("index~2", "e/index~2.hlo"),
             ("x", "a/x.hlo"),

@@ -712,13 +712,13 @@ fn merge(cli: &BatchCli) -> Result<Summary, String> {
                     ));
                 }
                 let from = dir.join(name);
-                if !from.is_file() {
+                if !shard_file(&from)? {
                     return Err(format!("{}: error: missing", from.display()));
                 }
                 copies.push((from, cli.output.join(name)));
             }
             let stamp = Path::new(STAMPS).join(format!("{id}.json"));
-            if dir.join(&stamp).is_file() {
+            if shard_file(&dir.join(STAMPS))? && shard_file(&dir.join(&stamp))? {
                 copies.push((dir.join(&stamp), cli.output.join(&stamp)));
             }
             rows.push(row.clone());
@@ -733,6 +733,20 @@ fn merge(cli: &BatchCli) -> Result<Summary, String> {
     summary.write(&cli.output)?;
     crate::util::diag(&summary.totals_text());
     Ok(summary)
+}
+
+/// Whether a shard's file (or its stamps folder) is there: a link is
+/// refused, as a batch never writes one into its OUT (whoever can write a
+/// shard must not make the merge copy a file of the user's elsewhere).
+fn shard_file(path: &Path) -> Result<bool, String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(format!(
+            "{}: error: a link, which a batch never writes; nothing was merged",
+            path.display()
+        )),
+        Ok(_) => Ok(true),
+        Err(_) => Ok(false),
+    }
 }
 
 fn copy_into(from: &Path, to: &Path) -> Result<(), String> {

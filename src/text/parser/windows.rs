@@ -6,7 +6,7 @@ use super::{ModuleState, Parser, Position};
 use crate::ir::instruction::AttrValue;
 use crate::ir::{CompId, Module};
 use crate::text::error::{ParseError, ReadError};
-use crate::text::input::{window_end, Cut, Source, TextEnd};
+use crate::text::input::{window_end, Cut, Source, TakeError, TextEnd};
 use crate::util::{par_map_beside, FxMap, FxSet};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -147,7 +147,7 @@ impl<S: Source> Windows<S> {
         let offset = self.reader.offset;
         input
             .take(input.available().len(), &mut tail)
-            .map_err(|i| ReadError::NotUtf8 { offset: offset + i })?;
+            .map_err(|e| take_error(e, offset))?;
         self.reader.end.update(tail.as_bytes());
         self.reader.offset += tail.len();
         rest.push_str(&tail);
@@ -172,7 +172,7 @@ impl<S: Source> Reader<S> {
         let offset = self.offset;
         self.input
             .take(len, out)
-            .map_err(|i| ReadError::NotUtf8 { offset: offset + i })?;
+            .map_err(|e| take_error(e, offset))?;
         self.end.update(out.as_bytes());
         self.offset += len;
         Ok((len, last))
@@ -448,6 +448,14 @@ fn merge_caches(st: &mut ModuleState, part: ModuleState) {
     st.saw_signature |= part.saw_signature;
     st.saw_any_instruction |= part.saw_any_instruction;
     st.saw_metadata |= part.saw_metadata;
+}
+
+/// The read error of a window not taken at byte `offset` of the input.
+fn take_error(e: TakeError, offset: usize) -> ReadError {
+    match e {
+        TakeError::NotUtf8(i) => ReadError::NotUtf8 { offset: offset + i },
+        TakeError::OutOfMemory => ReadError::Io(std::io::ErrorKind::OutOfMemory.into()),
+    }
 }
 
 #[cfg(test)]
