@@ -303,6 +303,18 @@ fn a_file_that_is_no_module_is_refused_by_name() {
     assert!(String::from_utf8_lossy(&run.stderr).contains("MANIFEST.json: error: not a module"));
 }
 
+/// `hlo-opt batch --merge SHARDS -o out`, which must fail (exit 1): its
+/// standard error.
+fn merge_refused(shards: &[&Path], out: &Path) -> String {
+    let mut args = vec!["batch", "--merge"];
+    args.extend(shards.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["-o", out.to_str().unwrap()]);
+    let run = hlo_opt(&args);
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    stderr
+}
+
 /// A folder of copies of two example modules, `a.hlo` and `b.hlo`.
 fn example_inputs(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
@@ -537,27 +549,16 @@ fn a_refused_merge_leaves_out_as_it_was() {
         vec![shard.clone(), shard.clone()],
     ] {
         let out = dir.path().join("merged");
-        let mut args = vec!["batch", "--merge"];
-        args.extend(bad.iter().map(|p| p.to_str().unwrap()));
-        args.extend(["-o", out.to_str().unwrap()]);
-        let run = hlo_opt(&args);
-        assert_eq!(run.status.code(), Some(1));
-        assert!(!out.exists(), "{}", String::from_utf8_lossy(&run.stderr));
+        let bad: Vec<&Path> = bad.iter().map(PathBuf::as_path).collect();
+        let stderr = merge_refused(&bad, &out);
+        assert!(!out.exists(), "{stderr}");
     }
     // A shard summary naming a file outside its module's is refused.
     let mut s = summary(&shard);
     s["modules"][0]["output"] = Value::from("../../victim.hlo");
     std::fs::write(shard.join("summary.json"), s.to_string()).unwrap();
     let out = dir.path().join("merged");
-    let run = hlo_opt(&[
-        "batch",
-        "--merge",
-        shard.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let stderr = merge_refused(&[&shard], &out);
     assert!(stderr.contains("is not one of its files"), "{stderr}");
     assert!(!out.exists());
 }
@@ -586,15 +587,7 @@ fn a_merge_never_follows_a_link_in_a_shard_and_a_folder_twice_is_searched_once()
     std::fs::remove_file(shard.join("a.hlo")).unwrap();
     symlink(&secret, shard.join("a.hlo")).unwrap();
     let out = dir.path().join("merged");
-    let run = hlo_opt(&[
-        "batch",
-        "--merge",
-        shard.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let stderr = merge_refused(&[&shard], &out);
     assert!(
         stderr.contains("a link, which a batch never writes"),
         "{stderr}"
