@@ -1,4 +1,4 @@
-//! Parse and print throughput on the 48-layer GPT train step after XLA's
+//! Parse, print and verify throughput on the 48-layer GPT train step after XLA's
 //! CPU pipeline (73 MB, 528k instructions), unpacked in memory from the
 //! `.gz` in the test data.
 //!
@@ -44,6 +44,9 @@ fn bench_text(c: &mut Criterion) {
             b.iter(|| parse_module(&text, "gpt48").expect("parses"))
         });
         g.bench_function("print", |b| b.iter(|| print_module(&module)));
+        g.bench_function("verify", |b| {
+            b.iter(|| hlo_opt::ir::verify::verify(&module).expect("verifies"))
+        });
         g.bench_function("parse+print", |b| {
             b.iter(|| print_module(&parse_module(&text, "gpt48").expect("parses")))
         });

@@ -219,10 +219,8 @@ fn run(cli: &Cli) -> Result<(), String> {
     let input = cli.input.as_deref().expect("clap requires INPUT here");
     let mut config = cli.run.config(|| cli.run.memory_budget(), None);
     config.graph = cli.emit_graph.is_some();
-    let outputs = plan_outputs(cli, input, &config)?;
-    if let Some(dir) = &cli.dump_dir {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
-    }
+    let mut outputs = plan_outputs(cli, input, &config)?;
+    outputs.dumps.make_folder()?;
     let (module, file_name) =
         crate::driver::input::read_module_input(input, cli.input_format.as_deref())?;
     // Errors in the module point at its lines, read again from the file.

@@ -280,6 +280,88 @@ fn a_missing_folder_is_refused_before_any_work() {
     assert!(listing(dir.path()).is_empty());
 }
 
+/// `-o out/` names a folder: refused before any work (it used to run the
+/// passes and fail at the final rename with "Not a directory").
+#[test]
+fn an_output_ending_in_a_slash_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    for given in ["nope/", "here/"] {
+        fs::create_dir_all(dir.path().join("here")).unwrap();
+        let out = hlo_opt()
+            .current_dir(dir.path())
+            .arg(example())
+            .args(["-o", given, "--dump-dir", "d"])
+            .output()
+            .unwrap();
+        refused(
+            &out,
+            &[
+                &format!("-o {given}: error: ends in a slash"),
+                "nothing was written",
+            ],
+        );
+        assert_eq!(listing(dir.path()), ["here"]);
+        assert!(listing(&dir.path().join("here")).is_empty());
+    }
+}
+
+/// A run that fails leaves no `--dump-dir` folder it made, whether the
+/// input is refused before any dump or the module's write fails after
+/// the dumps were staged; a folder that was there stays.
+#[test]
+fn a_failed_run_leaves_no_dump_folder_it_made() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("bad.hlo"),
+        "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0),\n}\n",
+    )
+    .unwrap();
+    let bad = dir.path().join("bad.hlo");
+    let runs: [(&Path, &str); 2] = [(&bad, "out.hlo"), (&example(), "/dev/full")];
+    for (input, output) in runs {
+        let out = hlo_opt()
+            .current_dir(dir.path())
+            .arg(input)
+            .args(["--dump-dir", "made/inner", "-o", output])
+            .output()
+            .unwrap();
+        refused(&out, &[]);
+        assert_eq!(listing(dir.path()), ["bad.hlo"], "{}", stderr(&out));
+    }
+    fs::create_dir(dir.path().join("there")).unwrap();
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .arg(&bad)
+        .args(["--dump-dir", "there/inner", "-o", "out.hlo"])
+        .output()
+        .unwrap();
+    refused(&out, &["bad.hlo:3"]);
+    assert_eq!(listing(dir.path()), ["bad.hlo", "there"]);
+    assert!(listing(&dir.path().join("there")).is_empty());
+}
+
+/// `eval -o` onto a full device: one line naming the device and the
+/// system's reason (the zip writer, dropped after the error, used to add
+/// "ZipWriter drop failed" of its own, and the reason read "i/o error").
+#[cfg(unix)]
+#[test]
+fn eval_onto_a_full_device_says_why_once() {
+    if fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .is_err()
+    {
+        return;
+    }
+    let out = hlo_opt()
+        .args(["eval", "-o", "/dev/full"])
+        .arg(example())
+        .output()
+        .unwrap();
+    let msg = refused(&out, &["/dev/full: No space left on device"]);
+    assert_eq!(msg.trim_end().lines().count(), 1, "{msg}");
+}
+
 /// All outputs or none: the module's write fails (a full device) after
 /// the page, the graph and the dumps were staged; none of them lands, the
 /// files that were there stay as they were, and no temporary is left.

@@ -727,10 +727,9 @@ fn plan_dumps(
     config: &RunConfig,
 ) -> PyResult<DumpFiles> {
     let fail = |message: String| error(py, "HloOptError", message, &[]);
-    let dumps = DumpFiles::plan(&mut OutputPlan::new(), "dump_dir", dir, config).map_err(fail)?;
-    if let Some(dir) = dir {
-        std::fs::create_dir_all(dir).map_err(|e| fail(format!("{}: error: {e}", dir.display())))?;
-    }
+    let mut dumps =
+        DumpFiles::plan(&mut OutputPlan::new(), "dump_dir", dir, config).map_err(fail)?;
+    dumps.make_folder().map_err(fail)?;
     Ok(dumps)
 }
 

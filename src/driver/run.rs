@@ -30,7 +30,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What to run and what to keep.
 #[derive(Clone, Debug, Default)]
@@ -138,6 +138,22 @@ impl From<RunError> for Box<Failure> {
 #[derive(Default)]
 pub struct DumpFiles {
     by_name: HashMap<String, Destination>,
+    dir: Option<PathBuf>,
+    /// The folders [`DumpFiles::make_folder`] created, innermost first:
+    /// those still empty when this is dropped (the run failed before any
+    /// dump was committed) are removed, so a failed run leaves no trace.
+    made: Vec<PathBuf>,
+}
+
+impl Drop for DumpFiles {
+    fn drop(&mut self) {
+        for folder in &self.made {
+            // Fails, and so keeps the folder, unless it is empty.
+            if std::fs::remove_dir(folder).is_err() {
+                break;
+            }
+        }
+    }
 }
 
 impl DumpFiles {
@@ -156,7 +172,28 @@ impl DumpFiles {
                 by_name.insert(name, d);
             }
         }
-        Ok(DumpFiles { by_name })
+        Ok(DumpFiles {
+            by_name,
+            dir: dir.map(Path::to_path_buf),
+            made: Vec::new(),
+        })
+    }
+
+    /// Makes the dumps' folder (and its missing parents), which the staged
+    /// files are written beside.
+    pub fn make_folder(&mut self) -> Result<(), String> {
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        let missing: Vec<PathBuf> = dir
+            .ancestors()
+            .filter(|a| !a.as_os_str().is_empty())
+            .take_while(|a| std::fs::symlink_metadata(a).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
+        self.made = missing;
+        Ok(())
     }
 
     pub fn is_empty(&self) -> bool {

@@ -14,7 +14,7 @@ use super::{err, Result};
 use crate::ir::PrimitiveType;
 use crate::output::{Destination, Staged};
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// One array as a `.npy` file holds it.
@@ -566,6 +566,67 @@ pub fn sidecar_path(npz: &Path) -> PathBuf {
     npz.with_extension("json")
 }
 
+/// The zip crate's error, with the system's reason when it is one (its
+/// own text for that is just "i/o error").
+fn zip_error(e: zip::result::ZipError) -> super::EvalError {
+    match e {
+        zip::result::ZipError::Io(e) => e.into(),
+        e => err(e.to_string()),
+    }
+}
+
+/// A writer that, once a write has failed, takes every later write
+/// without writing it: a `ZipWriter` dropped after an error (a full disk)
+/// finishes its archive in `drop` and prints that second failure itself;
+/// the first error is already on its way to the user, and the staged
+/// file is thrown away.
+struct QuietAfterError<W> {
+    inner: W,
+    failed: bool,
+}
+
+impl<W> QuietAfterError<W> {
+    fn new(inner: W) -> Self {
+        QuietAfterError {
+            inner,
+            failed: false,
+        }
+    }
+
+    fn note<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
+        self.failed |= result.is_err();
+        result
+    }
+}
+
+impl<W: Write> Write for QuietAfterError<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.failed {
+            return Ok(buf.len());
+        }
+        let result = self.inner.write(buf);
+        self.note(result)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        let result = self.inner.flush();
+        self.note(result)
+    }
+}
+
+impl<W: Seek> Seek for QuietAfterError<W> {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        if self.failed {
+            return Ok(0);
+        }
+        let result = self.inner.seek(to);
+        self.note(result)
+    }
+}
+
 /// Stages arrays (name, array) as an `.npz` (deflated, fixed timestamps)
 /// and, when some are bit-stored, its `sidecar` `.json`; a stale sidecar
 /// is removed otherwise. Nothing lands before `staged` is committed.
@@ -578,7 +639,7 @@ pub fn write_npz(
     let fail = |e: &dyn std::fmt::Display| err(format!("{}: {e}", npz.path.display()));
     let bits = staged
         .write_with(npz, |file| -> Result<BTreeMap<String, String>> {
-            let mut z = zip::ZipWriter::new(std::io::BufWriter::new(file));
+            let mut z = zip::ZipWriter::new(QuietAfterError::new(std::io::BufWriter::new(file)));
             let opts = zip::write::SimpleFileOptions::default()
                 .compression_method(zip::CompressionMethod::Deflated)
                 .last_modified_time(zip::DateTime::default())
@@ -590,10 +651,10 @@ pub fn write_npz(
                     bits.insert(name.clone(), a.ty.name().to_string());
                 }
                 z.start_file(format!("{name}.npy"), opts)
-                    .map_err(|e| err(e.to_string()))?;
+                    .map_err(zip_error)?;
                 z.write_all(&npy.to_npy_bytes())?;
             }
-            let mut w = z.finish().map_err(|e| err(e.to_string()))?;
+            let mut w = z.finish().map_err(zip_error)?;
             w.flush()?;
             Ok(bits)
         })

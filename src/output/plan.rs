@@ -53,6 +53,13 @@ enum Identity {
 impl Destination {
     /// Resolves `path`; an error says why it cannot be written.
     pub fn new(what: &str, path: &Path, links: Links) -> io::Result<Destination> {
+        // `nope/` would otherwise be found missing only by the final
+        // rename, after all the work, as "Not a directory".
+        if ends_in_separator(path) {
+            return Err(io::Error::other(
+                "ends in a slash, so it names a folder; give a file name",
+            ));
+        }
         let target = match links {
             Links::Follow => resolve_links(path)?,
             Links::Replace => path.to_path_buf(),
@@ -249,6 +256,12 @@ fn location(path: &Path) -> io::Result<PathBuf> {
             }
         }
     }
+}
+
+fn ends_in_separator(path: &Path) -> bool {
+    let text = path.as_os_str().as_encoded_bytes();
+    text.last()
+        .is_some_and(|&b| std::path::is_separator(char::from(b)))
 }
 
 fn shown_parent(path: &Path) -> PathBuf {

@@ -70,13 +70,16 @@ pub(super) fn instructions_hold(
 
 /// Whether two ascending lists have an element in common.
 fn share_an_element(a: &[u64], b: &[u64]) -> bool {
-    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
-    while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
-        match x.cmp(&y) {
-            std::cmp::Ordering::Less => _ = a.next(),
-            std::cmp::Ordering::Greater => _ = b.next(),
-            std::cmp::Ordering::Equal => return true,
+    let (mut i, mut j) = (0, 0);
+    // Steps by comparisons rather than branches: which side is smaller is
+    // a coin toss for hashes, so a branch on it is mispredicted half the
+    // time.
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        if x == y {
+            return true;
         }
+        i += usize::from(x < y);
+        j += usize::from(y < x);
     }
     false
 }
