@@ -537,6 +537,38 @@ fn a_failed_rerun_leaves_no_stale_result_and_a_changed_output_is_redone() {
     assert_eq!(a["output"], Value::Null);
 }
 
+/// A report page changed by hand is made again, as an output is; the
+/// untouched module stays up to date.
+#[test]
+fn a_changed_page_is_made_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let inp = dir.path().join("inp");
+    example_inputs(&inp);
+    let out = dir.path().join("out");
+    assert_eq!(
+        run_batch(&[&inp], &out, &["--report-html"]).status.code(),
+        Some(0)
+    );
+    std::fs::write(out.join("b.html"), "TAMPERED").unwrap();
+    let run = run_batch(&[&inp], &out, &["--report-html"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let status = |id: &str| {
+        stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .map(|l| l.contains("up to date"))
+    };
+    assert_eq!(
+        (status("a"), status("b")),
+        (Some(true), Some(false)),
+        "{stderr}"
+    );
+    // Made again (its times differ from the first page's).
+    let page = std::fs::read_to_string(out.join("b.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"), "b's page made again");
+}
+
 #[test]
 fn a_refused_merge_leaves_out_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
@@ -593,4 +625,97 @@ fn a_merge_never_follows_a_link_in_a_shard_and_a_folder_twice_is_searched_once()
         "{stderr}"
     );
     assert!(!out.exists());
+}
+
+/// A path under a PATH that cannot be read is skipped, said on standard
+/// error and in the summary, and the batch exits 1 when done; the other
+/// modules all run (it used to stop the batch before any module ran). A
+/// PATH that cannot be read is still an error up front. Root reads any
+/// folder, so the path made unreadable for everyone is one past the
+/// system's length limit; a folder without permissions is tried too when
+/// the tests do not run as root.
+#[cfg(unix)]
+#[test]
+fn an_unreadable_path_is_skipped_and_said_and_the_rest_runs() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let inp = dir.path().join("inp");
+    example_inputs(&inp);
+    // Folders of 200-character names nested past 4,096 bytes: two chains
+    // of half that, made apart, one moved into the other.
+    let name = "d".repeat(200);
+    let chain = |base: &Path| {
+        let mut p = base.to_path_buf();
+        for _ in 0..11 {
+            p.push(&name);
+        }
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    };
+    let inner = chain(&inp);
+    chain(&dir.path().join("second"));
+    std::fs::rename(dir.path().join("second"), inner.join("second")).unwrap();
+    let mut expected = vec![];
+    let mut too_long = inner.join("second");
+    while too_long.as_os_str().len() <= 4096 {
+        too_long.push(&name);
+    }
+    expected.push(too_long.display().to_string());
+    let locked = inp.join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::copy(inp.join("a.hlo"), locked.join("c.hlo")).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let root = std::fs::read_dir(&locked).is_ok();
+    if !root {
+        expected.push(locked.display().to_string());
+    }
+    let out = dir.path().join("out");
+    let run = run_batch(&[&inp], &out, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let s = summary(&out);
+    let ids: Vec<Value> = modules(&s).iter().map(|m| m["id"].clone()).collect();
+    let mut want = vec!["a", "b"];
+    if root {
+        want.push("c");
+    }
+    assert_eq!(ids, want);
+    assert!(modules(&s).iter().all(|m| m["status"] == "ok"), "{s}");
+    let unread: Vec<&str> = s["unread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(unread, expected, "{s}");
+    assert_eq!(s["totals"]["unread"], expected.len());
+    for path in &expected {
+        assert!(stderr.contains(&format!("{path}: error: ")), "{stderr}");
+    }
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("skipped."), "the page says so too");
+    // Shards each find it; their merge lists it once, and says so.
+    let shards: Vec<PathBuf> = (0..2).map(|i| dir.path().join(format!("s{i}"))).collect();
+    for (i, shard) in shards.iter().enumerate() {
+        let run = run_batch(&[&inp], shard, &["--shard", &format!("{i}/2")]);
+        assert_eq!(run.status.code(), Some(1));
+    }
+    let merged = dir.path().join("merged");
+    let run = hlo_opt(&[
+        "batch",
+        "--merge",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+        "-o",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(without_times(summary(&merged)), without_times(s.clone()));
+    // The unread folder as the PATH: nothing to run.
+    if !root {
+        let run = run_batch(&[&locked], &dir.path().join("out2"), &[]);
+        assert_eq!(run.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&run.stderr).contains("Permission denied"));
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
 }

@@ -83,15 +83,27 @@ impl FolderId {
     }
 }
 
+/// A folder or file under a PATH that could not be read or looked at
+/// (another user's folder in a shared cache, a path past the system's
+/// length limit): the batch goes on without it, says so, and exits 1, as
+/// `find` does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unread {
+    pub path: PathBuf,
+    pub error: String,
+}
+
 /// Every module under `paths`, sorted by id, but for any under the folder
-/// `skip` (the batch's OUT: its outputs are not modules to read); an
-/// unreadable path is an error naming it.
+/// `skip` (the batch's OUT: its outputs are not modules to read), and the
+/// paths under them that could not be read. A PATH that cannot be read
+/// is an error naming it.
 pub fn discover(
     paths: &[PathBuf],
     stage: &str,
     skip: Option<FolderId>,
-) -> Result<Vec<Found>, String> {
+) -> Result<(Vec<Found>, Vec<Unread>), String> {
     let mut found = Vec::new();
+    let mut unread = Vec::new();
     // A folder given twice (`inp` and a link to it) is searched once.
     let mut searched = Vec::new();
     for path in paths {
@@ -103,7 +115,11 @@ pub fn discover(
                 continue;
             }
             searched.push(id);
-            walk(path, stage, skip, &mut found)?;
+            let before = unread.len();
+            walk(path, stage, skip, &mut found, &mut unread);
+            if let Some(top) = unread.get(before).filter(|u| u.path == *path) {
+                return Err(format!("{}: error: {}", path.display(), top.error));
+            }
         } else if let Some(f) = classify_file(path, stage, true) {
             found.push(f);
         } else {
@@ -113,7 +129,7 @@ pub fn discover(
             ));
         }
     }
-    Ok(deduplicate(found))
+    Ok((deduplicate(found), unread))
 }
 
 fn walk(
@@ -121,20 +137,34 @@ fn walk(
     stage: &str,
     skip: Option<FolderId>,
     found: &mut Vec<Found>,
-) -> Result<(), String> {
-    let read_error = |e: std::io::Error| format!("{}: error: {e}", dir.display());
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(read_error)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()
-        .map_err(read_error)?;
+    unread: &mut Vec<Unread>,
+) {
+    let entries: std::io::Result<Vec<_>> =
+        std::fs::read_dir(dir).and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect());
+    let mut entries = match entries {
+        Ok(entries) => entries,
+        Err(e) => {
+            unread.push(Unread {
+                path: dir.to_path_buf(),
+                error: e.to_string(),
+            });
+            return;
+        }
+    };
     entries.sort();
     // An XLA dump's stage in both forms: the proto wins.
     let mut dump_stages: BTreeMap<String, Found> = BTreeMap::new();
     for path in entries {
         // Links are not followed: a cache can link folders in loops.
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
-            continue;
+        let meta = match std::fs::symlink_metadata(&path) {
+            Ok(meta) => meta,
+            Err(e) => {
+                unread.push(Unread {
+                    path,
+                    error: e.to_string(),
+                });
+                continue;
+            }
         };
         if meta.is_dir() {
             let dump_side_folder = path
@@ -143,7 +173,7 @@ fn walk(
                 .is_some_and(|n| is_xla_dump_name(&format!("{n}.")));
             let is_skipped = skip.is_some() && FolderId::from_meta(&meta) == skip;
             if !dump_side_folder && !is_skipped {
-                walk(&path, stage, skip, found)?;
+                walk(&path, stage, skip, found, unread);
             }
             continue;
         }
@@ -166,7 +196,6 @@ fn walk(
         }
     }
     found.extend(dump_stages.into_values());
-    Ok(())
 }
 
 /// What `path` is, if a module. `given`: named on the command line (a

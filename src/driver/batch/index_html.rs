@@ -39,6 +39,13 @@ pub fn page(summary: &Value) -> String {
         totals["contract_violations"],
         escape(summary["tool_version"].as_str().unwrap_or_default()),
     );
+    for u in summary["unread"].as_array().into_iter().flatten() {
+        h.push_str(&format!(
+            "<p class=\"error\">{}: {}; skipped.</p>\n",
+            escape(u["path"].as_str().unwrap_or_default()),
+            escape(u["error"].as_str().unwrap_or_default()),
+        ));
+    }
     h.push_str("<table><thead><tr><th>module</th><th>source</th><th>status</th><th>instructions</th><th>softmax fwd</th><th>softmax bwd</th><th>rewrites</th><th>contract</th><th>numerics</th><th>time (ms)</th><th>page</th></tr></thead><tbody>\n");
     for m in summary["modules"].as_array().into_iter().flatten() {
         let id = m["id"].as_str().unwrap_or_default();

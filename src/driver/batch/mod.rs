@@ -97,7 +97,7 @@ const STAMPS: &str = ".hlo-opt-batch";
 pub fn main(cli: &BatchCli) -> u8 {
     let result = if cli.merge { merge(cli) } else { batch(cli) };
     match result {
-        Ok(summary) => u8::from(summary.failed() > 0),
+        Ok(summary) => u8::from(!summary.all_passed()),
         Err(message) => {
             crate::util::diag(&format!("hlo-opt batch: {message}\n"));
             1
@@ -134,7 +134,14 @@ fn batch(cli: &BatchCli) -> Result<Summary, String> {
         ));
     }
     // OUT inside a PATH: its files are this batch's outputs, not modules.
-    let mut modules = discover::discover(&cli.paths, &cli.stage, out)?;
+    let (mut modules, unread) = discover::discover(&cli.paths, &cli.stage, out)?;
+    for u in &unread {
+        crate::util::diag(&format!(
+            "hlo-opt batch: {}: error: {}; skipped\n",
+            u.path.display(),
+            u.error
+        ));
+    }
     if let Some((i, n)) = cli.shard {
         modules.retain(|m| shard_of(&m.id, n) == i);
     }
@@ -184,7 +191,11 @@ fn batch(cli: &BatchCli) -> Result<Summary, String> {
                 .expect("every module ran")
         })
         .collect();
-    let summary = Summary::new(options, rows);
+    let unread = unread
+        .iter()
+        .map(|u| json!({ "path": u.path.display().to_string(), "error": u.error }))
+        .collect();
+    let summary = Summary::new(options, rows, unread);
     summary.write(&cli.output)?;
     crate::util::diag(&summary.totals_text());
     Ok(summary)
@@ -288,9 +299,8 @@ impl Job<'_> {
             }
         }
         match self.run(found, bytes, start) {
-            Ok((row, output_sha256)) => {
-                let stamp_file =
-                    json!({ "stamp": stamp, "output_sha256": output_sha256, "row": row });
+            Ok((row, sha256)) => {
+                let stamp_file = json!({ "stamp": stamp, "sha256": sha256, "row": row });
                 let path = self.stamp_path(&found.id);
                 if let Err(e) =
                     write_atomically(&path, |f| f.write_all(stamp_file.to_string().as_bytes()))
@@ -358,22 +368,22 @@ impl Job<'_> {
             return None;
         }
         let row = stored["row"].take();
-        let page_present = row["page"]
-            .as_str()
-            .is_none_or(|name| self.cli.output.join(name).is_file());
-        // The output as this module's last run wrote it, not changed since.
-        let output_intact = match row["output"].as_str() {
-            None => true,
-            Some(name) => stored["output_sha256"].as_str().is_some_and(|hash| {
-                file_sha256(&self.cli.output.join(name)).as_deref() == Some(hash)
-            }),
-        };
-        (output_intact && page_present).then_some(row)
+        // The output and the page as this module's last run wrote them,
+        // not changed since.
+        let intact = ["output", "page"]
+            .iter()
+            .all(|key| match row[key].as_str() {
+                None => true,
+                Some(name) => stored["sha256"][name].as_str().is_some_and(|hash| {
+                    file_sha256(&self.cli.output.join(name)).as_deref() == Some(hash)
+                }),
+            });
+        intact.then_some(row)
     }
 
     /// Runs the module and writes its output (and page): its row and the
-    /// output's SHA-256, or the row of its failure.
-    fn run(&self, found: &Found, bytes: Vec<u8>, start: Instant) -> Result<(Value, String), Value> {
+    /// SHA-256 of each file written, by name; or the row of its failure.
+    fn run(&self, found: &Found, bytes: Vec<u8>, start: Instant) -> Result<(Value, Value), Value> {
         let file_name = found.path.display().to_string();
         let module = match parse(&found.path, bytes, &file_name) {
             Ok(m) => m,
@@ -392,15 +402,20 @@ impl Job<'_> {
             Ok(o) => o.record.as_ref(),
             Err(f) => f.record.as_ref(),
         };
+        let mut sha256 = serde_json::Map::new();
         let page_written = match record {
             Some(record) => {
                 let path = cli.output.join(&page);
                 match write_atomically(&path, |f| {
-                    let mut w = std::io::BufWriter::new(f);
+                    let mut w = std::io::BufWriter::new(Hashing::new(f));
                     record.write(&mut w)?;
-                    w.flush()
+                    w.flush()?;
+                    Ok::<_, std::io::Error>(w.get_ref().hex())
                 }) {
-                    Ok(()) => Some(page),
+                    Ok(hash) => {
+                        sha256.insert(page.clone(), json!(hash));
+                        Some(page)
+                    }
                     Err(e) => {
                         let e = format!("{}: error: {e}", path.display());
                         return Err(self.failed_row(found, e, start, None));
@@ -445,8 +460,8 @@ impl Job<'_> {
             w.flush()?;
             Ok::<_, std::io::Error>(w.get_ref().hex())
         });
-        let output_sha256 = match written {
-            Ok(hash) => hash,
+        match written {
+            Ok(hash) => sha256.insert(output.clone(), json!(hash)),
             Err(e) => {
                 let e = format!("{}: error: {e}", path.display());
                 return Err(self.failed_row(found, e, start, page_written));
@@ -487,7 +502,7 @@ impl Job<'_> {
         row["page"] = json!(page_written);
         // The process frees the module at exit; a batch frees it now.
         drop(outcome);
-        Ok((row, output_sha256))
+        Ok((row, Value::Object(sha256)))
     }
 
     fn row(&self, found: &Found, status: &str, error: Option<String>, start: Instant) -> Value {
@@ -655,6 +670,8 @@ fn parse(path: &Path, bytes: Vec<u8>, file_name: &str) -> Result<crate::ir::Modu
 fn merge(cli: &BatchCli) -> Result<Summary, String> {
     let mut options: Option<Value> = None;
     let mut rows: Vec<Value> = Vec::new();
+    // Every shard searched the same folders: each unread path once.
+    let mut unread = std::collections::BTreeMap::new();
     let mut ids = std::collections::BTreeSet::new();
     // (from, to) for every file of every module.
     let mut copies: Vec<(PathBuf, PathBuf)> = Vec::new();
@@ -683,6 +700,11 @@ fn merge(cli: &BatchCli) -> Result<Summary, String> {
                 ))
             }
             Some(_) => {}
+        }
+        for u in shard["unread"].as_array().into_iter().flatten() {
+            unread
+                .entry(u["path"].as_str().unwrap_or_default().to_string())
+                .or_insert_with(|| u.clone());
         }
         for row in shard["modules"].as_array().into_iter().flatten() {
             let id = row["id"].as_str().unwrap_or_default();
@@ -729,7 +751,11 @@ fn merge(cli: &BatchCli) -> Result<Summary, String> {
         copy_into(from, to)?;
     }
     rows.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
-    let summary = Summary::new(options.unwrap_or(Value::Null), rows);
+    let summary = Summary::new(
+        options.unwrap_or(Value::Null),
+        rows,
+        unread.into_values().collect(),
+    );
     summary.write(&cli.output)?;
     crate::util::diag(&summary.totals_text());
     Ok(summary)

@@ -21,7 +21,9 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn new(options: Value, modules: Vec<Value>) -> Summary {
+    /// `unread`: the paths under the PATHs that could not be read, each
+    /// `{"path", "error"}`, sorted by path.
+    pub fn new(options: Value, modules: Vec<Value>, unread: Vec<Value>) -> Summary {
         let count = |key: &str| {
             modules
                 .iter()
@@ -47,6 +49,7 @@ impl Summary {
             "rewrites_by_pass": by_pass,
             "contract_violations": count("contract_violations"),
             "numerics_failed": numerics_failed,
+            "unread": unread.len(),
         });
         Summary {
             json: json!({
@@ -54,6 +57,7 @@ impl Summary {
                 "tool_version": env!("CARGO_PKG_VERSION"),
                 "options": options,
                 "modules": modules,
+                "unread": unread,
                 "totals": totals,
             }),
         }
@@ -61,6 +65,11 @@ impl Summary {
 
     pub fn failed(&self) -> u64 {
         self.json["totals"]["failed"].as_u64().unwrap_or(0)
+    }
+
+    /// Whether every module ran and passed, and every path was read.
+    pub fn all_passed(&self) -> bool {
+        self.failed() == 0 && self.json["totals"]["unread"] == 0
     }
 
     /// OUT/summary.json and OUT/index.html, each written whole or not at
@@ -89,8 +98,13 @@ impl Summary {
             .flatten()
             .map(|(p, n)| format!("{p} {n}"))
             .collect();
+        let unread = match t["unread"].as_u64().unwrap_or(0) {
+            0 => String::new(),
+            1 => "; 1 path could not be read".to_string(),
+            n => format!("; {n} paths could not be read"),
+        };
         format!(
-            "{} modules, {} failed; {} instructions; softmax raised {} forward, {} backward; rewrites: {}; {} contract violations\n",
+            "{} modules, {} failed; {} instructions; softmax raised {} forward, {} backward; rewrites: {}; {} contract violations{unread}\n",
             t["modules"],
             t["failed"],
             t["instructions_before"],
