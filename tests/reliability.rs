@@ -194,27 +194,39 @@ fn r06_dangling_and_cyclic_stack_frames_are_refused() {
     refuses(
         &["--passes", ""],
         &rel("06", "sf_dangling.hlo"),
-        &["StackFrames entry 1", "file_location_id=99"],
+        &[
+            "sf_dangling.hlo:13:1: error: invalid module: StackFrames entry 1",
+            "file_location_id=99",
+        ],
     );
     refuses(
         &["--passes", ""],
         &rel("06", "sf_cycle.hlo"),
-        &["StackFrames entry 1", "cycle"],
+        &["sf_cycle.hlo:13:1: error: ", "StackFrames entry 1", "cycle"],
     );
     // The other values the probe tried.
     let base = read(&rel("06", "sf_dangling.hlo"));
-    for (from, to) in [
-        ("file_location_id=1 ", "file_location_id=-1 "),
-        ("parent_frame_id=1", "parent_frame_id=0"),
-        ("parent_frame_id=1", "parent_frame_id=-5"),
-        ("stack_frame_id=1", "stack_frame_id=7"),
+    // Each fault of a table entry is at its line and column (the entry's
+    // id); a metadata's at its instruction's.
+    for (from, to, at) in [
+        (
+            "file_location_id=1 ",
+            "file_location_id=-1 ",
+            "sf.hlo:13:1:",
+        ),
+        ("parent_frame_id=1", "parent_frame_id=0", "sf.hlo:13:1:"),
+        ("parent_frame_id=1", "parent_frame_id=-5", "sf.hlo:13:1:"),
+        ("stack_frame_id=1", "stack_frame_id=7", "sf.hlo:18:9:"),
+        ("file_name_id=1 ", "file_name_id=2 ", "sf.hlo:10:1:"),
+        ("function_name_id=1 ", "function_name_id=0 ", "sf.hlo:10:1:"),
     ] {
         let fixed = base.replace("file_location_id=99", "file_location_id=1");
         let bad = fixed.replace(from, to);
+        assert_ne!(bad, fixed, "{from}");
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("sf.hlo");
         std::fs::write(&p, bad).unwrap();
-        refuses(&["--passes", ""], &p, &["invalid module"]);
+        refuses(&["--passes", ""], &p, &["invalid module", at]);
     }
 }
 

@@ -26,7 +26,9 @@ pub use instruction::{
     ApiVersion, Attr, AttrValue, ComparisonDirection, ComparisonType, Instruction, Payload,
 };
 pub use literal::Literal;
-pub use module::{Module, PrintOptions, ProgramShape, ProtoFrames, StackFrameIndex};
+pub use module::{
+    Module, PrintOptions, ProgramShape, ProtoFrames, StackFrameIndex, StackFramePositions,
+};
 pub use opcode::Opcode;
 pub use shape::{ArrayShape, Layout, LayoutExtras, Shape};
 pub use shared_str::SharedStr;

@@ -1,7 +1,7 @@
 //! An HLO module: computations, the entry, the header and the stack-frame
 //! tables; and the one mutation API passes use.
 
-use super::computation::Computation;
+use super::computation::{Computation, SourcePos};
 use super::instruction::{Attr, AttrValue, Instruction};
 use super::opcode::Opcode;
 use super::shape::Shape;
@@ -24,6 +24,10 @@ pub struct Module {
     comp_order: Vec<CompId>,
     entry: Option<CompId>,
     pub stack_frames: Option<StackFrameIndex>,
+    /// For a module read from text: where each entry of the tables that
+    /// name others was written, so that the verifier's fault in one says
+    /// its line.
+    pub stack_frame_positions: Option<Arc<StackFramePositions>>,
     /// For a module read from a binary proto: the encoded `HloModuleProto`
     /// fields the IR does not model (`id`, `device_assignment`, the spmd
     /// fields, `profile_info`, ..., and fields of a newer XLA), which the
@@ -146,6 +150,15 @@ pub struct StackFrameIndex {
     pub stack_frames: Vec<StackFrame>,
 }
 
+/// Where the text wrote each `FileLocations` and `StackFrames` entry (the
+/// entries holding ids): the line and column of its id, by position in
+/// its table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StackFramePositions {
+    pub file_locations: Vec<SourcePos>,
+    pub stack_frames: Vec<SourcePos>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileLocation {
     pub file_name_id: i64,
@@ -227,6 +240,7 @@ impl Module {
             comp_order: Vec::new(),
             entry: None,
             stack_frames: None,
+            stack_frame_positions: None,
             proto_extras: None,
             proto_frames: None,
             style: PrintOptions::default_form(),
@@ -353,6 +367,7 @@ impl Module {
                 .collect(),
             entry: self.entry.filter(|e| keep.contains(e)),
             stack_frames: self.stack_frames.clone(),
+            stack_frame_positions: self.stack_frame_positions.clone(),
             proto_extras: self.proto_extras.clone(),
             proto_frames: self.proto_frames.clone(),
             style: self.style,

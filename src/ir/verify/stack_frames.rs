@@ -4,8 +4,8 @@
 
 use super::{module_error, VerifyError};
 use crate::ir::instruction::AttrValue;
-use crate::ir::module::StackFrame;
-use crate::ir::{Instruction, Module};
+use crate::ir::module::{StackFrame, StackFramePositions};
+use crate::ir::{Instruction, Module, SourcePos};
 
 /// An instruction's `metadata={... stack_frame_id=N}` names a frame of the
 /// module's table.
@@ -33,18 +33,28 @@ pub(super) fn check_stack_frames(module: &Module) -> Result<(), VerifyError> {
     let Some(t) = &module.stack_frames else {
         return Ok(());
     };
+    // Where the text wrote entry `k` of a table (a proto has no lines).
+    let positions = module.stack_frame_positions.as_deref();
+    let at = |table: fn(&StackFramePositions) -> &Vec<SourcePos>, k: usize| {
+        positions.and_then(|p| table(p).get(k).copied())
+    };
+    let file_location = |k| at(|p| &p.file_locations, k);
+    let frame = |k| at(|p| &p.stack_frames, k);
     let in_table = |id: i64, len: usize| usize::try_from(id).is_ok_and(|i| i >= 1 && i <= len);
     for (k, l) in t.file_locations.iter().enumerate() {
         if !in_table(l.file_name_id, t.file_names.len()) {
-            return Err(module_error(format!(
+            return Err(entry_error(
+                file_location(k),
+                format!(
                 "FileLocations entry {}: file_name_id={} names no entry of FileNames ({} entries)",
                 k + 1,
                 l.file_name_id,
                 t.file_names.len()
-            )));
+            ),
+            ));
         }
         if !in_table(l.function_name_id, t.function_names.len()) {
-            return Err(module_error(format!(
+            return Err(entry_error(file_location(k), format!(
                 "FileLocations entry {}: function_name_id={} names no entry of FunctionNames ({} entries)",
                 k + 1,
                 l.function_name_id,
@@ -55,7 +65,7 @@ pub(super) fn check_stack_frames(module: &Module) -> Result<(), VerifyError> {
     let n = t.stack_frames.len();
     for (k, f) in t.stack_frames.iter().enumerate() {
         if !in_table(f.file_location_id, t.file_locations.len()) {
-            return Err(module_error(format!(
+            return Err(entry_error(frame(k), format!(
                 "StackFrames entry {}: file_location_id={} names no entry of FileLocations ({} entries)",
                 k + 1,
                 f.file_location_id,
@@ -64,19 +74,36 @@ pub(super) fn check_stack_frames(module: &Module) -> Result<(), VerifyError> {
         }
         // The text writes the parent plus one (1: no parent).
         if f.parent_frame_id != 0 && !in_table(f.parent_frame_id, n) {
-            return Err(module_error(format!(
+            return Err(entry_error(
+                frame(k),
+                format!(
                 "StackFrames entry {}: parent_frame_id={} names no frame ({n} frames; 1 is none)",
                 k + 1,
                 f.parent_frame_id + 1
-            )));
+            ),
+            ));
         }
     }
-    check_frame_chains(&t.stack_frames)
+    check_frame_chains(&t.stack_frames).map_err(|k| {
+        entry_error(
+            frame(k),
+            format!("StackFrames entry {}: its parent chain has a cycle", k + 1),
+        )
+    })
+}
+
+/// A fault of a table entry, at its line when the text gave one.
+fn entry_error(pos: Option<SourcePos>, message: String) -> VerifyError {
+    VerifyError {
+        pos,
+        ..module_error(message)
+    }
 }
 
 /// No frame is its own ancestor: each chain is followed at most n steps,
-/// marking frames known to reach the root.
-fn check_frame_chains(frames: &[StackFrame]) -> Result<(), VerifyError> {
+/// marking frames known to reach the root. The error is the index of a
+/// frame whose chain has a cycle.
+fn check_frame_chains(frames: &[StackFrame]) -> Result<(), usize> {
     let n = frames.len();
     let mut reaches_root = vec![false; n];
     for start in 0..n {
@@ -87,10 +114,7 @@ fn check_frame_chains(frames: &[StackFrame]) -> Result<(), VerifyError> {
                 break;
             }
             if chain.len() > n {
-                return Err(module_error(format!(
-                    "StackFrames entry {}: its parent chain has a cycle",
-                    start + 1
-                )));
+                return Err(start);
             }
             chain.push(cur);
             let parent = frames.get(cur).map_or(0, |f| f.parent_frame_id);

@@ -308,12 +308,8 @@ impl<'a> Parser<'a> {
         let mut positions = Vec::with_capacity(comp.slot_count());
         // In the order made, which is the text's.
         for &(id, start, end) in &self.st.names {
-            let (line, column) = self.st.lines.line_column(self.text, start);
             positions.resize(id.index(), unknown);
-            positions.push(SourcePos {
-                line: u32::try_from(self.at.line + line + 1).unwrap_or(0),
-                column: u32::try_from(column + 1).unwrap_or(0),
-            });
+            positions.push(self.st.lines.source_pos(self.text, self.at.line, start));
             let (s, e) = push(&mut buf, &self.text[start..end]);
             fixups.push(Fixup {
                 instr: id,

@@ -48,7 +48,7 @@ use super::input::{ReaderSource, TextSource};
 use crate::ir::instruction::AttrValue;
 use crate::ir::shape::Shape;
 use crate::ir::SharedStr;
-use crate::ir::{CompId, Computation, InstrId, Module};
+use crate::ir::{CompId, Computation, InstrId, Module, SourcePos};
 use crate::util::{FxMap, FxSet, NameMap, TextMap};
 use std::io::BufRead;
 use std::sync::Arc;
@@ -329,6 +329,16 @@ impl LineIndex {
         let start = self.line_start(line);
         let column = text.get(start..pos).map_or(0, |s| s.chars().count());
         (line, column)
+    }
+
+    /// `pos` of the window `text`, whose first line is line `first_line`
+    /// (from 0) of the whole text, as the module keeps it.
+    fn source_pos(&mut self, text: &str, first_line: usize, pos: usize) -> SourcePos {
+        let (line, column) = self.line_column(text, pos);
+        SourcePos {
+            line: u32::try_from(first_line + line + 1).unwrap_or(0),
+            column: u32::try_from(column + 1).unwrap_or(0),
+        }
     }
 }
 

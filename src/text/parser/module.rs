@@ -5,7 +5,9 @@
 
 use super::{ForwardRef, PResult, Parser};
 use crate::ir::instruction::{attr_key, Attr, AttrValue};
-use crate::ir::module::{FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex};
+use crate::ir::module::{
+    FileLocation, PrintOptions, ProgramShape, StackFrame, StackFrameIndex, StackFramePositions,
+};
 use crate::ir::{Module, SharedStr};
 use crate::text::ParseError;
 use std::sync::Arc;
@@ -299,6 +301,7 @@ impl<'a> Parser<'a> {
 
     fn stack_frames(&mut self) -> PResult<()> {
         let mut index = StackFrameIndex::default();
+        let mut positions = StackFramePositions::default();
         let sections = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
         for (n, section) in sections.iter().enumerate() {
             if !self.eat_keyword(section)? {
@@ -320,6 +323,13 @@ impl<'a> Parser<'a> {
                     + 1;
                 if id != expected {
                     return self.err_at(id_pos, format!("expects id {expected}, but sees {id}"));
+                }
+                if n >= 2 {
+                    let at = self.st.lines.source_pos(self.text, self.at.line, id_pos);
+                    match n {
+                        2 => positions.file_locations.push(at),
+                        _ => positions.stack_frames.push(at),
+                    }
                 }
                 match n {
                     0 => index.file_names.push(self.string()?.into()),
@@ -348,6 +358,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.st.module.stack_frames = Some(index);
+        self.st.module.stack_frame_positions = Some(Arc::new(positions));
         Ok(())
     }
 
