@@ -694,6 +694,12 @@ fn an_unreadable_path_is_skipped_and_said_and_the_rest_runs() {
     }
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(page.contains("skipped."), "the page says so too");
+    // Met twice (its folder given as a PATH too, first): listed once, in
+    // path order.
+    let twice = dir.path().join("twice");
+    let run = run_batch(&[&inp.join(&name), &inp], &twice, &[]);
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(summary(&twice)["unread"], s["unread"]);
     // Shards each find it; their merge lists it once, and says so.
     let shards: Vec<PathBuf> = (0..2).map(|i| dir.path().join(format!("s{i}"))).collect();
     for (i, shard) in shards.iter().enumerate() {

@@ -281,11 +281,12 @@ fn a_missing_folder_is_refused_before_any_work() {
 }
 
 /// `-o out/` names a folder: refused before any work (it used to run the
-/// passes and fail at the final rename with "Not a directory").
+/// passes and fail at the final rename with "Not a directory"), as are
+/// `out/.` and `out/..`.
 #[test]
-fn an_output_ending_in_a_slash_is_refused_before_any_work() {
+fn an_output_naming_a_folder_is_refused_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
-    for given in ["nope/", "here/"] {
+    for given in ["nope/", "here/", "nope/.", "here/..", "nope/.."] {
         fs::create_dir_all(dir.path().join("here")).unwrap();
         let out = hlo_opt()
             .current_dir(dir.path())
@@ -296,7 +297,7 @@ fn an_output_ending_in_a_slash_is_refused_before_any_work() {
         refused(
             &out,
             &[
-                &format!("-o {given}: error: ends in a slash"),
+                &format!("-o {given}: error: ends in `/`, `/.` or `/..`"),
                 "nothing was written",
             ],
         );
@@ -338,6 +339,15 @@ fn a_failed_run_leaves_no_dump_folder_it_made() {
     refused(&out, &["bad.hlo:3"]);
     assert_eq!(listing(dir.path()), ["bad.hlo", "there"]);
     assert!(listing(&dir.path().join("there")).is_empty());
+    // A folder the path only passes by is not the run's to remove.
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .arg(&bad)
+        .args(["--dump-dir", "new/../there", "-o", "out.hlo"])
+        .output()
+        .unwrap();
+    refused(&out, &["bad.hlo:3"]);
+    assert_eq!(listing(dir.path()), ["bad.hlo", "there"]);
 }
 
 /// `eval -o` onto a full device: one line naming the device and the

@@ -698,8 +698,10 @@ fn utf8(
 /// The Python face's callbacks: dumps staged into `dump_dir` (no signal
 /// handler: Ctrl-C stays Python's), and Ctrl-C checked between passes.
 struct PythonCallbacks<'a> {
-    dumps: DumpFiles,
+    // Dropped in this order: the staged temporaries go before the dumps'
+    // folder, which is removed if the run made it and it stayed empty.
     staged: Staged,
+    dumps: DumpFiles,
     interrupts: &'a Interrupts,
 }
 
@@ -792,8 +794,8 @@ fn run(
         graph: true,
     };
     let mut callbacks = PythonCallbacks {
-        dumps: plan_dumps(py, dump_dir.as_deref(), &config)?,
         staged: Staged::without_signal_handlers(),
+        dumps: plan_dumps(py, dump_dir.as_deref(), &config)?,
         interrupts: &interrupts,
     };
     let input = module.inner.clone();

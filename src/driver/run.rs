@@ -180,19 +180,23 @@ impl DumpFiles {
     }
 
     /// Makes the dumps' folder (and its missing parents), which the staged
-    /// files are written beside.
+    /// files are written beside. Each level is made from the outside in,
+    /// and only those this call made are its to remove: not one that
+    /// another process made meanwhile, nor one `a/../b` only passes by.
     pub fn make_folder(&mut self) -> Result<(), String> {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
-        let missing: Vec<PathBuf> = dir
-            .ancestors()
-            .filter(|a| !a.as_os_str().is_empty())
-            .take_while(|a| std::fs::symlink_metadata(a).is_err())
-            .map(Path::to_path_buf)
-            .collect();
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: error: {e}", dir.display()))?;
-        self.made = missing;
+        let fail = |e: std::io::Error| format!("{}: error: {e}", dir.display());
+        let mut level = PathBuf::new();
+        for part in dir.components() {
+            level.push(part);
+            match std::fs::create_dir(&level) {
+                Ok(()) => self.made.insert(0, level.clone()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && level.is_dir() => {}
+                Err(e) => return Err(fail(e)),
+            }
+        }
         Ok(())
     }
 

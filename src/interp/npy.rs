@@ -579,10 +579,13 @@ fn zip_error(e: zip::result::ZipError) -> super::EvalError {
 /// without writing it: a `ZipWriter` dropped after an error (a full disk)
 /// finishes its archive in `drop` and prints that second failure itself;
 /// the first error is already on its way to the user, and the staged
-/// file is thrown away.
+/// file is thrown away. Positions are kept as if the writes had landed,
+/// so the archive's offsets still add up for the finishing writer.
 struct QuietAfterError<W> {
     inner: W,
     failed: bool,
+    position: u64,
+    end: u64,
 }
 
 impl<W> QuietAfterError<W> {
@@ -590,21 +593,37 @@ impl<W> QuietAfterError<W> {
         QuietAfterError {
             inner,
             failed: false,
+            position: 0,
+            end: 0,
         }
     }
 
+    fn moved_to(&mut self, position: u64) -> u64 {
+        self.position = position;
+        self.end = self.end.max(position);
+        position
+    }
+
+    /// Notes a failure; an interrupted call is retried by its caller
+    /// (`write_all`), so it is none.
     fn note<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
-        self.failed |= result.is_err();
+        self.failed |= result
+            .as_ref()
+            .is_err_and(|e| e.kind() != std::io::ErrorKind::Interrupted);
         result
     }
 }
 
 impl<W: Write> Write for QuietAfterError<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.failed {
-            return Ok(buf.len());
+        let result = if self.failed {
+            Ok(buf.len())
+        } else {
+            self.inner.write(buf)
+        };
+        if let Ok(n) = result {
+            self.moved_to(self.position + n as u64);
         }
-        let result = self.inner.write(buf);
         self.note(result)
     }
 
@@ -620,9 +639,17 @@ impl<W: Write> Write for QuietAfterError<W> {
 impl<W: Seek> Seek for QuietAfterError<W> {
     fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
         if self.failed {
-            return Ok(0);
+            let at = match to {
+                SeekFrom::Start(n) => n,
+                SeekFrom::Current(d) => self.position.saturating_add_signed(d),
+                SeekFrom::End(d) => self.end.saturating_add_signed(d),
+            };
+            return Ok(self.moved_to(at));
         }
         let result = self.inner.seek(to);
+        if let Ok(at) = result {
+            self.moved_to(at);
+        }
         self.note(result)
     }
 }
@@ -768,4 +795,96 @@ pub fn read_outputs_within(path: &Path, dims: Option<&[Vec<usize>]>) -> Result<V
         );
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    /// A file that takes `room` bytes and then is full, and whose first
+    /// large write (one the buffer passes through) is interrupted (a
+    /// signal).
+    struct Disk {
+        file: Cursor<Vec<u8>>,
+        room: usize,
+        interrupted: bool,
+    }
+
+    impl Write for Disk {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if buf.len() >= 8192 && !std::mem::replace(&mut self.interrupted, true) {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            if self.file.position() as usize + buf.len() > self.room {
+                return Err(std::io::Error::other("No space left on device"));
+            }
+            self.file.write(buf)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Seek for Disk {
+        fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+            self.file.seek(to)
+        }
+    }
+
+    /// Three 60 KB entries zipped onto `disk`, as `write_npz` does.
+    fn zip_onto(disk: &mut Disk) -> zip::result::ZipResult<()> {
+        let mut z = zip::ZipWriter::new(QuietAfterError::new(std::io::BufWriter::new(disk)));
+        // Stored: the sizes on disk are the entries' own.
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(true);
+        for k in 0..3u8 {
+            z.start_file(format!("out{k}.npy"), opts)?;
+            z.write_all(&vec![k; 60_000])?;
+        }
+        z.finish()?.flush()?;
+        Ok(())
+    }
+
+    #[test]
+    fn an_interrupted_write_is_retried_and_the_archive_is_whole() {
+        let mut disk = Disk {
+            file: Cursor::new(Vec::new()),
+            room: usize::MAX,
+            interrupted: false,
+        };
+        zip_onto(&mut disk).unwrap();
+        let mut archive = zip::ZipArchive::new(Cursor::new(disk.file.into_inner())).unwrap();
+        for k in 0..3u8 {
+            let mut bytes = Vec::new();
+            archive
+                .by_name(&format!("out{k}.npy"))
+                .unwrap()
+                .read_to_end(&mut bytes)
+                .unwrap();
+            assert_eq!(bytes, vec![k; 60_000]);
+        }
+    }
+
+    /// The disk fills mid-archive: the error comes back, and the zip
+    /// writer's `drop` finishes quietly (a debug build asserts that its
+    /// offsets add up, which they do not if a seek says 0).
+    #[test]
+    fn a_disk_full_mid_archive_is_the_error_and_drop_is_quiet() {
+        for room in [0, 100, 1_000, 70_000, 130_000] {
+            let mut disk = Disk {
+                file: Cursor::new(Vec::new()),
+                room,
+                interrupted: false,
+            };
+            match zip_onto(&mut disk) {
+                Err(zip::result::ZipError::Io(e)) => {
+                    assert!(e.to_string().contains("No space left"), "{room}: {e}");
+                }
+                other => panic!("{room}: {other:?}"),
+            }
+        }
+    }
 }

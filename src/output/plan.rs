@@ -53,11 +53,11 @@ enum Identity {
 impl Destination {
     /// Resolves `path`; an error says why it cannot be written.
     pub fn new(what: &str, path: &Path, links: Links) -> io::Result<Destination> {
-        // `nope/` would otherwise be found missing only by the final
-        // rename, after all the work, as "Not a directory".
-        if ends_in_separator(path) {
+        // `nope/` or `nope/.` would otherwise be found wrong only by the
+        // final rename, after all the work ("Not a directory").
+        if names_a_folder(path) {
             return Err(io::Error::other(
-                "ends in a slash, so it names a folder; give a file name",
+                "ends in `/`, `/.` or `/..`, so it names a folder; give a file name",
             ));
         }
         let target = match links {
@@ -258,10 +258,15 @@ fn location(path: &Path) -> io::Result<PathBuf> {
     }
 }
 
-fn ends_in_separator(path: &Path) -> bool {
+/// Whether `path`, as written, ends in a separator, `.` or `..` (which
+/// `Path` itself normalizes away from `a/.`).
+fn names_a_folder(path: &Path) -> bool {
     let text = path.as_os_str().as_encoded_bytes();
-    text.last()
-        .is_some_and(|&b| std::path::is_separator(char::from(b)))
+    let last = text
+        .rsplit(|&b| std::path::is_separator(char::from(b)))
+        .next()
+        .unwrap_or_default();
+    matches!(last, b"" | b"." | b"..")
 }
 
 fn shown_parent(path: &Path) -> PathBuf {

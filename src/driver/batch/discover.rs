@@ -129,6 +129,10 @@ pub fn discover(
             ));
         }
     }
+    // In path order, each once (a folder inside another PATH is met
+    // twice), as a merge of shards lists them.
+    unread.sort_by(|a, b| a.path.cmp(&b.path));
+    unread.dedup_by(|a, b| a.path == b.path);
     Ok((deduplicate(found), unread))
 }
 

@@ -341,6 +341,23 @@ mod tests {
     use crate::ir::verify::verify;
     use crate::text::parse_module;
 
+    #[test]
+    fn ascending_lists_share_an_element_only_when_they_do() {
+        let cases: [(&[u64], &[u64], bool); 7] = [
+            (&[], &[], false),
+            (&[1, 2], &[], false),
+            (&[1, 3, 5], &[2, 4, 6], false),
+            (&[1, 3, 5], &[2, 4, 5], true),
+            (&[9], &[1, 2, 3, 9], true),
+            (&[1, 2, 3, 7], &[0, 4, 8], false),
+            (&[u64::MAX], &[0, u64::MAX], true),
+        ];
+        for (a, b, shared) in cases {
+            assert_eq!(share_an_element(a, b), shared, "{a:?} {b:?}");
+            assert_eq!(share_an_element(b, a), shared, "{b:?} {a:?}");
+        }
+    }
+
     /// A module of `comps` computations of `n` instructions each, enough
     /// to be verified on several threads.
     fn large(comps: usize, n: usize) -> Module {
