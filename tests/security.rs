@@ -330,24 +330,18 @@ fn a_failed_run_leaves_no_dump_folder_it_made() {
         assert_eq!(listing(dir.path()), ["bad.hlo"], "{}", stderr(&out));
     }
     fs::create_dir(dir.path().join("there")).unwrap();
-    let out = hlo_opt()
-        .current_dir(dir.path())
-        .arg(&bad)
-        .args(["--dump-dir", "there/inner", "-o", "out.hlo"])
-        .output()
-        .unwrap();
-    refused(&out, &["bad.hlo:3"]);
-    assert_eq!(listing(dir.path()), ["bad.hlo", "there"]);
-    assert!(listing(&dir.path().join("there")).is_empty());
-    // A folder the path only passes by is not the run's to remove.
-    let out = hlo_opt()
-        .current_dir(dir.path())
-        .arg(&bad)
-        .args(["--dump-dir", "new/../there", "-o", "out.hlo"])
-        .output()
-        .unwrap();
-    refused(&out, &["bad.hlo:3"]);
-    assert_eq!(listing(dir.path()), ["bad.hlo", "there"]);
+    // The second only passes by `there`: not the run's to remove.
+    for dump_dir in ["there/inner", "new/../there"] {
+        let out = hlo_opt()
+            .current_dir(dir.path())
+            .arg(&bad)
+            .args(["--dump-dir", dump_dir, "-o", "out.hlo"])
+            .output()
+            .unwrap();
+        refused(&out, &["bad.hlo:3"]);
+        assert_eq!(listing(dir.path()), ["bad.hlo", "there"], "{dump_dir}");
+        assert!(listing(&dir.path().join("there")).is_empty());
+    }
 }
 
 /// `eval -o` onto a full device: one line naming the device and the

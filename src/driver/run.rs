@@ -187,14 +187,13 @@ impl DumpFiles {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
-        let fail = |e: std::io::Error| format!("{}: error: {e}", dir.display());
         let mut level = PathBuf::new();
         for part in dir.components() {
             level.push(part);
             match std::fs::create_dir(&level) {
                 Ok(()) => self.made.insert(0, level.clone()),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && level.is_dir() => {}
-                Err(e) => return Err(fail(e)),
+                Err(e) => return Err(format!("{}: error: {e}", dir.display())),
             }
         }
         Ok(())

@@ -63,13 +63,10 @@ impl Summary {
         }
     }
 
-    pub fn failed(&self) -> u64 {
-        self.json["totals"]["failed"].as_u64().unwrap_or(0)
-    }
-
     /// Whether every module ran and passed, and every path was read.
     pub fn all_passed(&self) -> bool {
-        self.failed() == 0 && self.json["totals"]["unread"] == 0
+        let totals = &self.json["totals"];
+        totals["failed"] == 0 && totals["unread"] == 0
     }
 
     /// OUT/summary.json and OUT/index.html, each written whole or not at

@@ -4,7 +4,7 @@
 
 use super::{module_error, VerifyError};
 use crate::ir::instruction::AttrValue;
-use crate::ir::module::{StackFrame, StackFramePositions};
+use crate::ir::module::StackFrame;
 use crate::ir::{Instruction, Module, SourcePos};
 
 /// An instruction's `metadata={... stack_frame_id=N}` names a frame of the
@@ -35,11 +35,8 @@ pub(super) fn check_stack_frames(module: &Module) -> Result<(), VerifyError> {
     };
     // Where the text wrote entry `k` of a table (a proto has no lines).
     let positions = module.stack_frame_positions.as_deref();
-    let at = |table: fn(&StackFramePositions) -> &Vec<SourcePos>, k: usize| {
-        positions.and_then(|p| table(p).get(k).copied())
-    };
-    let file_location = |k| at(|p| &p.file_locations, k);
-    let frame = |k| at(|p| &p.stack_frames, k);
+    let file_location = |k: usize| positions.and_then(|p| p.file_locations.get(k).copied());
+    let frame = |k: usize| positions.and_then(|p| p.stack_frames.get(k).copied());
     let in_table = |id: i64, len: usize| usize::try_from(id).is_ok_and(|i| i >= 1 && i <= len);
     for (k, l) in t.file_locations.iter().enumerate() {
         if !in_table(l.file_name_id, t.file_names.len()) {
