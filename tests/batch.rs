@@ -665,9 +665,18 @@ fn an_unreadable_path_is_skipped_and_said_and_the_rest_runs() {
     std::fs::create_dir(&locked).unwrap();
     std::fs::copy(inp.join("a.hlo"), locked.join("c.hlo")).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // Listed but not entered: one line for the folder, not one per entry.
+    let unsearchable = inp.join("listed");
+    std::fs::create_dir(&unsearchable).unwrap();
+    std::fs::copy(inp.join("a.hlo"), unsearchable.join("d.hlo")).unwrap();
+    std::fs::copy(inp.join("a.hlo"), unsearchable.join("e.hlo")).unwrap();
+    std::fs::set_permissions(&unsearchable, std::fs::Permissions::from_mode(0o444)).unwrap();
     let root = std::fs::read_dir(&locked).is_ok();
     if !root {
         expected.push(locked.display().to_string());
+        expected.push(unsearchable.display().to_string());
+        // Listed in path order.
+        expected.sort();
     }
     let out = dir.path().join("out");
     let run = run_batch(&[&inp], &out, &[]);
@@ -677,7 +686,7 @@ fn an_unreadable_path_is_skipped_and_said_and_the_rest_runs() {
     let ids: Vec<Value> = modules(&s).iter().map(|m| m["id"].clone()).collect();
     let mut want = vec!["a", "b"];
     if root {
-        want.push("c");
+        want.extend(["c", "d", "e"]);
     }
     assert_eq!(ids, want);
     assert!(modules(&s).iter().all(|m| m["status"] == "ok"), "{s}");
@@ -723,5 +732,7 @@ fn an_unreadable_path_is_skipped_and_said_and_the_rest_runs() {
         assert_eq!(run.status.code(), Some(1));
         assert!(String::from_utf8_lossy(&run.stderr).contains("Permission denied"));
     }
-    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for folder in [&locked, &unsearchable] {
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
 }
