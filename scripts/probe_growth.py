@@ -3,8 +3,8 @@
 faster than itself?
 
 Each shape is a generated HLO text module whose size is linear in n. Each
-size runs through the text round trip, text -> proto, proto -> text and
-the default pipeline with `--all-computations`. The time and peak memory
+size runs through the text round trip, text -> proto, proto -> text, the
+default pipeline with `--all-computations`, `--check-numerics` and `eval`. The time and peak memory
 of each run are compared across the sizes. A shape whose time or memory
 grows faster than n^1.7 from 4n to 16n (a quadratic shows 2) is flagged, and the exit status
 is 1 then, as it is when a run fails (every module made here is valid).
@@ -115,6 +115,9 @@ PATHS = [
     ("text -> proto", ["--passes", ""], "in.hlo", "out.pb"),
     ("proto -> text", ["--passes", ""], "out.pb", "back.hlo"),
     ("pipeline", ["--all-computations"], "in.hlo", "pipe.hlo"),
+    # The module evaluated before and after the passes, and alone.
+    ("check-numerics", ["--check-numerics"], "in.hlo", "checked.hlo"),
+    ("eval", ["eval"], "in.hlo", "out.npz"),
 ]
 
 

@@ -189,6 +189,42 @@ fn r05_deeply_nested_calls_are_a_clean_eval_error() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
+/// Far deeper than the host's stack: the memory estimate made before any
+/// evaluation walked the calls by recursion, and aborted on a stack
+/// overflow from about 15,000 levels on, where the interpreter's own
+/// limit gives an error. `eval` and `--check-numerics` (which evaluates
+/// the module before the passes) both estimate.
+#[test]
+fn r05_calls_nested_past_the_stack_are_a_clean_error_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("nest_30000.hlo");
+    std::fs::write(&p, nest(30_000)).unwrap();
+    let out = eval(&[], &p);
+    let msg = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{msg}");
+    assert!(msg.contains("nested more than 200 deep"), "{msg}");
+    let entry =
+        "ENTRY e {\n  z = f32[] parameter(0)\n  ROOT r = f32[] call(z), to_apply=c29999\n}\n";
+    let with_softmax = nest(30_000).replace(
+        entry,
+        "ENTRY e {\n  z = f32[] parameter(0)\n  r = f32[] call(z), to_apply=c29999\n  \
+         x = f32[2,4] parameter(1)\n  s = f32[2,4] custom-call(x), \
+         custom_call_target=\"AwsNeuronSoftmax\", backend_config=\"1\"\n  \
+         ROOT t = (f32[], f32[2,4]) tuple(r, s)\n}\n",
+    );
+    assert_ne!(with_softmax, nest(30_000));
+    std::fs::write(&p, with_softmax).unwrap();
+    let msg = refuses(
+        &["--check-numerics"],
+        &p,
+        &[
+            "cannot evaluate the module before the passes",
+            "nested more than 200 deep",
+        ],
+    );
+    assert!(msg.contains("instruction m29801"), "{msg}");
+}
+
 #[test]
 fn r06_dangling_and_cyclic_stack_frames_are_refused() {
     refuses(

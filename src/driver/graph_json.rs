@@ -78,11 +78,12 @@ impl GraphMarks {
                     .push((instruction, detail));
             }
         }
+        let (before_comps, after_comps) =
+            (before.computations_by_name(), after.computations_by_name());
         for (computation, rewrites) in by_comp {
-            let (Some(bc), Some(ac)) = (
-                before.find_computation(computation),
-                after.find_computation(computation),
-            ) else {
+            let (Some(&bc), Some(&ac)) =
+                (before_comps.get(computation), after_comps.get(computation))
+            else {
                 continue;
             };
             let (bcomp, acomp) = (before.comp(bc), after.comp(ac));

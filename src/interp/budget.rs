@@ -103,7 +103,13 @@ pub fn estimate(module: &Module) -> Need {
         peaks: FxMap::default(),
         largest: Vec::new(),
     };
-    let peak = e.peak(entry, true);
+    // Callees before callers, so that no walk recurses: calls nest as
+    // deep as a module is long, far past what the host's stack holds.
+    for cid in module.computation_post_order() {
+        let p = e.walk(cid, cid == entry);
+        e.peaks.insert(cid, p);
+    }
+    let peak = e.peaks.get(&entry).copied().unwrap_or(0);
     let comp = module.comp(entry);
     let inputs = comp
         .parameters()
@@ -125,9 +131,9 @@ pub fn estimate(module: &Module) -> Need {
 
 struct Estimator<'m> {
     module: &'m Module,
-    /// Each computation's peak; `None` while it is being estimated (a
-    /// cycle, which the verifier refuses, counts nothing more).
-    peaks: FxMap<CompId, Option<u64>>,
+    /// Each computation's peak, once estimated (a callee without one is in
+    /// a cycle, which the verifier refuses, and counts nothing).
+    peaks: FxMap<CompId, u64>,
     largest: Vec<Big>,
 }
 
@@ -136,18 +142,6 @@ struct Estimator<'m> {
 type Leaves = Vec<Option<usize>>;
 
 impl Estimator<'_> {
-    /// The peak of computation `cid`; the entry's parameters are its
-    /// inputs, a nested computation's are its caller's arrays.
-    fn peak(&mut self, cid: CompId, is_entry: bool) -> u64 {
-        if let Some(p) = self.peaks.get(&cid) {
-            return p.unwrap_or(0);
-        }
-        self.peaks.insert(cid, None);
-        let p = self.walk(cid, is_entry);
-        self.peaks.insert(cid, Some(p));
-        p
-    }
-
     fn note(&mut self, comp: &str, instr: &Instruction, bytes: u64) {
         if bytes == 0 {
             return;
@@ -167,6 +161,9 @@ impl Estimator<'_> {
         }
     }
 
+    /// The peak of computation `cid`, its callees' known; the entry's
+    /// parameters are its inputs, a nested computation's are its caller's
+    /// arrays.
     fn walk(&mut self, cid: CompId, is_entry: bool) -> u64 {
         let module = self.module;
         let Some(comp) = module.get_comp(cid) else {
@@ -215,9 +212,7 @@ impl Estimator<'_> {
             }
             let callee = instr
                 .called_computations()
-                .collect::<Vec<_>>()
-                .into_iter()
-                .map(|c| self.peak(c, false))
+                .map(|c| self.peaks.get(&c).copied().unwrap_or(0))
                 .max()
                 .unwrap_or(0);
             let at = match instr.opcode {

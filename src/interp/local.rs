@@ -53,8 +53,9 @@ pub fn rewrites<'m>(
     reported: &[(String, String)],
 ) -> Vec<Rewrite<'m>> {
     let mut out = Vec::new();
+    let before_comps = before.computations_by_name();
     for (ca, comp) in after.computations() {
-        let Some(cb) = before.find_computation(&comp.name) else {
+        let Some(&cb) = before_comps.get(&*comp.name) else {
             continue;
         };
         let Some(diff) = RegionDiff::new(before, cb, after, ca) else {

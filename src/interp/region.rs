@@ -113,8 +113,9 @@ pub fn check_regions_with(
     budget: &Budget,
 ) -> Result<Vec<RegionCheck>> {
     let mut checks = Vec::new();
+    let before_comps = before.computations_by_name();
     for (ca, comp) in after.computations() {
-        let Some(cb) = before.find_computation(&comp.name) else {
+        let Some(&cb) = before_comps.get(&*comp.name) else {
             continue;
         };
         if let Some(diff) = Diff::new(before, cb, after, ca) {

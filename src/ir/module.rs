@@ -300,6 +300,12 @@ impl Module {
             .map(|(id, _)| id)
     }
 
+    /// Every computation by name: for finding many, where
+    /// [`Module::find_computation`] would read the list once for each.
+    pub fn computations_by_name(&self) -> crate::util::FxMap<&str, CompId> {
+        self.computations().map(|(id, c)| (&*c.name, id)).collect()
+    }
+
     pub fn instruction_count(&self) -> usize {
         self.computations()
             .map(|(_, c)| c.instruction_count())
