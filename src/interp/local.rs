@@ -39,6 +39,8 @@ const LARGE: f64 = 64.0;
 /// computes one set of outputs.
 pub struct Rewrite<'m> {
     diff: RegionDiff<'m>,
+    /// [`Rewrite::is_local`], found once the rewrite is.
+    local: bool,
     /// The instruction the pass's report names (else the first output's).
     pub name: String,
     pub computation: String,
@@ -53,9 +55,13 @@ pub fn rewrites<'m>(
     reported: &[(String, String)],
 ) -> Vec<Rewrite<'m>> {
     let mut out = Vec::new();
-    let before_comps = before.computations_by_name();
+    let reported: FxSet<(&str, &str)> = reported
+        .iter()
+        .map(|(c, i)| (c.as_str(), i.as_str()))
+        .collect();
+    let comps = (before.computations_by_name(), after.computations_by_name());
     for (ca, comp) in after.computations() {
-        let Some(&cb) = before_comps.get(&*comp.name) else {
+        let Some(&cb) = comps.0.get(&*comp.name) else {
             continue;
         };
         let Some(diff) = RegionDiff::new(before, cb, after, ca) else {
@@ -79,10 +85,10 @@ pub fn rewrites<'m>(
         for part in parts {
             let (a, b) = (part.after.computation(), part.before.computation());
             let named = |id: InstrId, c: &Computation| {
+                let name = &*c.instr(id).name;
                 reported
-                    .iter()
-                    .find(|(rc, ri)| **rc == *c.name && **ri == *c.instr(id).name)
-                    .map(|(_, ri)| ri.clone())
+                    .contains(&(&*c.name, name))
+                    .then(|| name.to_string())
             };
             let name = part
                 .before
@@ -91,10 +97,12 @@ pub fn rewrites<'m>(
                 .find_map(|&id| named(id, b))
                 .or_else(|| part.after.region.iter().find_map(|&id| named(id, a)))
                 .unwrap_or_else(|| b.instr(part.outputs[0].1).name.to_string());
+            let local = is_local(&part, &comps);
             out.push(Rewrite {
                 name,
                 computation: a.name.to_string(),
                 diff: part,
+                local,
             });
         }
     }
@@ -311,48 +319,7 @@ impl Rewrite<'_> {
     /// (a rewrite that reshapes the module's outputs, such as one more
     /// entry output, has no local check: the whole module is compared).
     pub fn is_local(&self) -> bool {
-        let (a, b) = (
-            self.diff.after.computation(),
-            self.diff.before.computation(),
-        );
-        // A changed parameter (a while body whose carried tuple the pass
-        // changed) has no value to evaluate it on.
-        let reads_a_changed_parameter = self
-            .diff
-            .after
-            .region
-            .iter()
-            .any(|&id| a.instr(id).opcode == Opcode::Parameter)
-            || self
-                .diff
-                .before
-                .region
-                .iter()
-                .any(|&id| b.instr(id).opcode == Opcode::Parameter);
-        // A fusion, while or conditional in the region runs a whole
-        // computation (one the pass may have changed, checked there): its
-        // rounding is not the region's to bound. A call of a plain
-        // expression is (its steps count as the callee's): the region of
-        // an inlined call.
-        let (before, after) = (self.diff.before.module, self.diff.after.module);
-        let calls = |side: &Side| {
-            let c = side.computation();
-            side.region.iter().any(|&id| {
-                let i = c.instr(id);
-                i.called_computations().next().is_some()
-                    && !applies_reducers(i)
-                    && !(plain_call(side.module, i)
-                        && callees_unchanged(side.module, before, after, i))
-            })
-        };
-        !reads_a_changed_parameter
-            && !calls(&self.diff.after)
-            && !calls(&self.diff.before)
-            && self
-                .diff
-                .outputs
-                .iter()
-                .all(|&(ao, bo)| a.instr(ao).shape == b.instr(bo).shape)
+        self.local
     }
 
     /// Moves each input `has_value` refuses (an instruction an earlier
@@ -949,18 +916,60 @@ fn plain_call(module: &Module, instr: &crate::ir::Instruction) -> bool {
         })
 }
 
+/// [`Rewrite::is_local`] of `diff`; `comps`: the computations of the
+/// module before and after the pass, by name.
+fn is_local(diff: &RegionDiff<'_>, comps: &(FxMap<&str, CompId>, FxMap<&str, CompId>)) -> bool {
+    let (a, b) = (diff.after.computation(), diff.before.computation());
+    // A changed parameter (a while body whose carried tuple the pass
+    // changed) has no value to evaluate it on.
+    let reads_a_changed_parameter = diff
+        .after
+        .region
+        .iter()
+        .any(|&id| a.instr(id).opcode == Opcode::Parameter)
+        || diff
+            .before
+            .region
+            .iter()
+            .any(|&id| b.instr(id).opcode == Opcode::Parameter);
+    // A fusion, while or conditional in the region runs a whole
+    // computation (one the pass may have changed, checked there): its
+    // rounding is not the region's to bound. A call of a plain
+    // expression is (its steps count as the callee's): the region of
+    // an inlined call.
+    let (before, after) = (diff.before.module, diff.after.module);
+    let calls = |side: &Side| {
+        let c = side.computation();
+        side.region.iter().any(|&id| {
+            let i = c.instr(id);
+            i.called_computations().next().is_some()
+                && !applies_reducers(i)
+                && !(plain_call(side.module, i)
+                    && callees_unchanged(side.module, before, after, comps, i))
+        })
+    };
+    !reads_a_changed_parameter
+        && !calls(&diff.after)
+        && !calls(&diff.before)
+        && diff
+            .outputs
+            .iter()
+            .all(|&(ao, bo)| a.instr(ao).shape == b.instr(bo).shape)
+}
+
 /// Whether every computation `instr` (in `holder`) calls is the same
 /// before and after the pass (or gone after it: an inlined call's).
 fn callees_unchanged(
     holder: &Module,
     before: &Module,
     after: &Module,
+    comps: &(FxMap<&str, CompId>, FxMap<&str, CompId>),
     instr: &crate::ir::Instruction,
 ) -> bool {
     instr.called_computations().all(|c| {
-        let name = &holder.comp(c).name;
-        match (before.find_computation(name), after.find_computation(name)) {
-            (Some(cb), Some(ca)) => RegionDiff::new(before, cb, after, ca).is_none(),
+        let name = &*holder.comp(c).name;
+        match (comps.0.get(name), comps.1.get(name)) {
+            (Some(&cb), Some(&ca)) => RegionDiff::new(before, cb, after, ca).is_none(),
             (Some(_), None) => true,
             _ => false,
         }
@@ -1077,21 +1086,22 @@ fn feeds_max(d: &RegionDiff) -> Vec<InstrId> {
     let comp = d.before.computation();
     let inputs: FxSet<InstrId> = d.inputs.iter().map(|p| p.1).collect();
     let mut found = Vec::new();
+    // One walk for all the max-reduces: what an earlier one reached, and
+    // the inputs behind it, are found already (chained softmaxes in one
+    // region would each walk back through all those before).
+    let mut seen = FxSet::default();
     for &id in &d.before.region {
         let instr = comp.instr(id);
         if instr.opcode != Opcode::Reduce || step_weight(d.before.module, comp, id) != 0 {
             continue;
         }
         let mut stack = vec![instr.operand(0)];
-        let mut seen = FxSet::default();
         while let Some(x) = stack.pop() {
             if !seen.insert(x) {
                 continue;
             }
             if inputs.contains(&x) {
-                if !found.contains(&x) {
-                    found.push(x);
-                }
+                found.push(x);
                 continue;
             }
             stack.extend(comp.instr(x).operands().iter().copied());

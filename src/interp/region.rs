@@ -549,6 +549,11 @@ impl DimClasses {
                 .unwrap_or_default();
             dc.union_all(&x, &y);
         }
+        // Each class straight to its root: `root` (for `&self`) would
+        // otherwise walk chains as long as the region.
+        for c in 0..dc.parent.len() {
+            dc.parent[c] = dc.find(c);
+        }
         dc
     }
 
