@@ -22,9 +22,10 @@ The shapes are the ones that once grew quadratically (docs/performance.md,
   python3 scripts/probe_growth.py [--hlo-opt target/release/hlo-opt]
       [--n 4000] [--shapes chain,calls]
 
-It takes a minute or so at the default n. It is not part of the test
+It takes two minutes or so at the default n. It is not part of the test
 suite; the tests bound the shapes that regressed (tests/reader.rs, the
-call inliner's unit test).
+call inliner's unit test, the `--check-numerics` ones in
+tests/reliability.rs).
 """
 
 import argparse

@@ -194,8 +194,19 @@ fn r05_deeply_nested_calls_are_a_clean_eval_error() {
 /// overflow from about 15,000 levels on, where the interpreter's own
 /// limit gives an error. `eval` and `--check-numerics` (which evaluates
 /// the module before the passes) both estimate.
+/// The tests that time a large run hold this, so that they do not share
+/// the machine's cores with one another (each run uses them all).
+static ONE_LARGE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_large_run_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_LARGE_RUN_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[test]
 fn r05_calls_nested_past_the_stack_are_a_clean_error_too() {
+    let _alone = one_large_run_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("nest_30000.hlo");
     std::fs::write(&p, nest(30_000)).unwrap();
@@ -878,6 +889,7 @@ fn fuzz_text_that_looks_like_a_proto_is_reported_as_text() {
 /// 1.5 s and 48,000 took 34 s; 30,000 now take well under a second.
 #[test]
 fn check_numerics_of_many_inlined_calls_takes_time_linear_in_them() {
+    let _alone = one_large_run_at_a_time();
     let n = 30_000;
     let mut module = String::from("HloModule m\n\n");
     for i in 0..n {
@@ -923,6 +935,7 @@ fn check_numerics_of_many_inlined_calls_takes_time_linear_in_them() {
 /// about 2 s.
 #[test]
 fn check_numerics_of_chained_softmaxes_takes_time_linear_in_them() {
+    let _alone = one_large_run_at_a_time();
     let n = 12_000;
     let mut module = String::from(
         "HloModule m\n\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \

@@ -22,7 +22,7 @@
 use super::array::{storage, Storage};
 use super::{ErrorKind, EvalError, Result};
 use crate::ir::{CompId, Instruction, Module, Opcode, Shape};
-use crate::util::FxMap;
+use crate::util::{FxMap, FxSet};
 
 /// How many bytes one element takes in the interpreter.
 fn element_bytes(shape: &crate::ir::ArrayShape) -> u64 {
@@ -105,9 +105,28 @@ pub fn estimate(module: &Module) -> Need {
     };
     // Callees before callers, so that no walk recurses: calls nest as
     // deep as a module is long, far past what the host's stack holds.
-    for cid in module.computation_post_order() {
+    // Only what the entry reaches runs.
+    let order = module.computation_post_order();
+    let mut reached: FxSet<CompId> = FxSet::default();
+    reached.insert(entry);
+    for &cid in order.iter().rev() {
+        if reached.contains(&cid) {
+            let comp = module.comp(cid);
+            for (_, instr) in comp.instructions() {
+                reached.extend(instr.called_computations());
+            }
+        }
+    }
+    let mut noted = Vec::new();
+    for cid in order.into_iter().filter(|c| reached.contains(c)) {
         let p = e.walk(cid, cid == entry);
         e.peaks.insert(cid, p);
+        noted.push(std::mem::take(&mut e.largest));
+    }
+    // Callers' first: of instructions the same size, the one nearer the
+    // entry is named.
+    for big in noted.into_iter().rev().flatten() {
+        keep_largest(&mut e.largest, big.bytes, || big);
     }
     let peak = e.peaks.get(&entry).copied().unwrap_or(0);
     let comp = module.comp(entry);
@@ -134,7 +153,18 @@ struct Estimator<'m> {
     /// Each computation's peak, once estimated (a callee without one is in
     /// a cycle, which the verifier refuses, and counts nothing).
     peaks: FxMap<CompId, u64>,
+    /// The largest instructions of the computation being walked.
     largest: Vec<Big>,
+}
+
+/// `largest` keeps the [`NAMED`] largest, the first of equal sizes; `big`
+/// is made only if kept.
+fn keep_largest(largest: &mut Vec<Big>, bytes: u64, big: impl FnOnce() -> Big) {
+    let at = largest.partition_point(|b| b.bytes >= bytes);
+    if at < NAMED {
+        largest.insert(at, big());
+        largest.truncate(NAMED);
+    }
 }
 
 /// How an instruction's value holds arrays: one entry per array leaf, the
@@ -146,19 +176,12 @@ impl Estimator<'_> {
         if bytes == 0 {
             return;
         }
-        let at = self.largest.partition_point(|b| b.bytes >= bytes);
-        if at < NAMED {
-            self.largest.insert(
-                at,
-                Big {
-                    computation: comp.to_string(),
-                    instruction: instr.name.to_string(),
-                    shape: instr.shape.to_text(false),
-                    bytes,
-                },
-            );
-            self.largest.truncate(NAMED);
-        }
+        keep_largest(&mut self.largest, bytes, || Big {
+            computation: comp.to_string(),
+            instruction: instr.name.to_string(),
+            shape: instr.shape.to_text(false),
+            bytes,
+        });
     }
 
     /// The peak of computation `cid`, its callees' known; the entry's
@@ -579,6 +602,33 @@ mod tests {
     }
 
     const MIB: u64 = 1 << 20;
+
+    /// The instructions named are those that run: a computation nothing
+    /// calls (here the largest) is not; of equal sizes, the caller's come
+    /// first (the callee's `n` is as large as the three named).
+    #[test]
+    fn the_largest_named_run_and_callers_come_first() {
+        let n = need(
+            "HloModule m
+             dead {
+  d = f32[1048576] parameter(0)
+  ROOT e = f32[1048576] negate(d)
+}
+             c {
+  q = f32[1024] parameter(0)
+  ROOT n = f32[1024] negate(q)
+}
+             ENTRY main {
+  x = f32[1024] parameter(0)
+               r = f32[1024] call(x), to_apply=c
+  ROOT s = f32[1024] negate(r)
+}
+",
+        );
+        let named: Vec<&str> = n.largest.iter().map(|b| b.instruction.as_str()).collect();
+        assert_eq!(named, ["x", "r", "s"]);
+        assert!(n.largest.iter().all(|b| b.computation != "dead"));
+    }
 
     #[test]
     fn a_chain_holds_two_arrays_at_a_time_and_the_working_space() {

@@ -328,6 +328,9 @@ impl Rewrite<'_> {
     /// reads real values, the moved instructions evaluated alike on both
     /// sides. Gives up (leaving the region as it was) past
     /// [`WIDEN_LIMIT`] instructions or at one a region cannot hold.
+    /// What it moves in is alike on both sides and neither a parameter
+    /// nor a caller of anything but a reducer, so [`Rewrite::is_local`],
+    /// found before, still holds.
     pub fn widen(&mut self, has_value: impl Fn(CompId, InstrId) -> bool) {
         let d = &self.diff;
         let comp = d.before.comp;

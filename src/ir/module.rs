@@ -526,7 +526,8 @@ impl Module {
         self.post_order.take();
     }
 
-    /// Computations reachable from the entry, callees before callers.
+    /// Every computation, callees before callers (a walk down the calls
+    /// from each computation in the module's order).
     pub fn computation_post_order(&self) -> Vec<CompId> {
         self.post_order
             .get_or_init(|| self.find_computation_post_order())

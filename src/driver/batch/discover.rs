@@ -146,9 +146,11 @@ fn walk(
     // A folder that can be listed but not entered (read without search
     // permission) names entries none of which can be looked at: it is the
     // folder that is unread, once, not each of its entries.
-    let entries: std::io::Result<Vec<_>> = std::fs::symlink_metadata(dir.join("."))
-        .and_then(|_| std::fs::read_dir(dir))
-        .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect());
+    let entries: std::io::Result<Vec<_>> = match std::fs::symlink_metadata(dir.join(".")) {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(e),
+        _ => std::fs::read_dir(dir),
+    }
+    .and_then(|entries| entries.map(|e| e.map(|e| e.path())).collect());
     let mut entries = match entries {
         Ok(entries) => entries,
         Err(e) => {
