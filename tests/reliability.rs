@@ -881,6 +881,26 @@ fn fuzz_text_that_looks_like_a_proto_is_reported_as_text() {
     );
 }
 
+/// `hlo-opt --check-numerics` of `module`, which must succeed: its
+/// messages, how long it took, and the module written.
+fn timed_check_numerics(module: &str) -> (String, std::time::Duration, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, output) = (dir.path().join("in.hlo"), dir.path().join("out.hlo"));
+    std::fs::write(&input, module).unwrap();
+    let start = std::time::Instant::now();
+    let out = hlo_opt()
+        .arg("--check-numerics")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let msg = text(&out.stderr);
+    assert!(out.status.success(), "{msg}");
+    (msg, took, std::fs::read_to_string(&output).unwrap())
+}
+
 /// `--check-numerics` of a pass that rewrites as many places as a module
 /// has calls (the call inliner, here 30,000 of them) takes time linear in
 /// them. Each rewrite's check once looked up the callee of each call it
@@ -906,25 +926,11 @@ fn check_numerics_of_many_inlined_calls_takes_time_linear_in_them() {
         last = format!("k{i}");
     }
     module.push_str(&format!("  ROOT r = f32[8]{{0}} negate({last})\n}}\n"));
-    let dir = tempfile::tempdir().unwrap();
-    let (input, output) = (dir.path().join("calls.hlo"), dir.path().join("out.hlo"));
-    std::fs::write(&input, module).unwrap();
-    let start = std::time::Instant::now();
-    let out = hlo_opt()
-        .arg("--check-numerics")
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .unwrap();
-    let took = start.elapsed();
-    let msg = text(&out.stderr);
-    assert!(out.status.success(), "{msg}");
+    let (msg, took, written) = timed_check_numerics(&module);
     assert!(msg.contains("pass call-inliner: changed"), "{msg}");
     let bound = if cfg!(debug_assertions) { 60.0 } else { 5.0 };
     assert!(took.as_secs_f64() < bound, "{n} calls took {took:?}");
     // Every call is gone, inlined.
-    let written = std::fs::read_to_string(&output).unwrap();
     assert!(!written.contains(" call("), "{written:.400}");
 }
 
@@ -961,27 +967,13 @@ fn check_numerics_of_chained_softmaxes_takes_time_linear_in_them() {
     module.push_str(&format!(
         "  ROOT r = f32[8,128]{{1,0}} negate({last})\n}}\n"
     ));
-    let dir = tempfile::tempdir().unwrap();
-    let (input, output) = (dir.path().join("softmaxes.hlo"), dir.path().join("out.hlo"));
-    std::fs::write(&input, module).unwrap();
-    let start = std::time::Instant::now();
-    let out = hlo_opt()
-        .arg("--check-numerics")
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .unwrap();
-    let took = start.elapsed();
-    let msg = text(&out.stderr);
-    assert!(out.status.success(), "{msg}");
+    let (msg, took, written) = timed_check_numerics(&module);
     assert!(
         msg.contains("pass native-to-custom-softmax: changed"),
         "{msg}"
     );
     let bound = if cfg!(debug_assertions) { 120.0 } else { 8.0 };
     assert!(took.as_secs_f64() < bound, "{n} softmaxes took {took:?}");
-    let written = std::fs::read_to_string(&output).unwrap();
     let raised = written
         .matches("custom_call_target=\"AwsNeuronSoftmax\"")
         .count();
