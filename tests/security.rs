@@ -245,6 +245,72 @@ fn the_dump_folder_never_follows_a_link() {
         .is_symlink());
 }
 
+/// Runs `command` to its end, or kills it and fails after 60 s: a run
+/// that blocks must fail the test, not hang the suite.
+fn output_within_a_minute(mut command: Command) -> Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("still running after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn make_fifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+/// A FIFO planted at a dump's name (or at a name in batch's OUT) once
+/// made the run block forever opening it for writing (a denial of
+/// service by whoever can write to a shared dump folder). It is replaced
+/// as a link is.
+#[test]
+fn a_fifo_in_a_folder_the_tool_fills_is_replaced_never_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("dump");
+    fs::create_dir(&dump).unwrap();
+    let dump_name = "09.native-to-custom-softmax.hlo";
+    make_fifo(&dump.join(dump_name));
+    let mut run = hlo_opt();
+    run.arg(example())
+        .arg("--dump-dir")
+        .arg(&dump)
+        .arg("-o")
+        .arg(dir.path().join("out.hlo"));
+    let out = output_within_a_minute(run);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let meta = fs::symlink_metadata(dump.join(dump_name)).unwrap();
+    assert!(meta.is_file(), "{dump_name} is still a FIFO");
+    assert!(fs::read_to_string(dump.join(dump_name))
+        .unwrap()
+        .contains("AwsNeuronSoftmax"));
+
+    let (input, out) = (dir.path().join("in"), dir.path().join("out"));
+    fs::create_dir(&input).unwrap();
+    fs::create_dir(&out).unwrap();
+    fs::copy(example(), input.join("a.hlo")).unwrap();
+    for name in ["a.hlo", "summary.json"] {
+        make_fifo(&out.join(name));
+    }
+    let mut run = hlo_opt();
+    run.arg("batch").arg(&input).arg("-o").arg(&out);
+    let batch = output_within_a_minute(run);
+    assert_eq!(batch.status.code(), Some(0), "{}", stderr(&batch));
+    for name in ["a.hlo", "summary.json"] {
+        let meta = fs::symlink_metadata(out.join(name)).unwrap();
+        assert!(meta.is_file(), "{name} is still a FIFO");
+    }
+    assert!(read(&out.join("a.hlo")).contains("AwsNeuronSoftmax"));
+}
+
 /// `fs_emit_graph_partial_output.sh`: an overlay name past 255 bytes is
 /// refused before anything is written.
 #[test]

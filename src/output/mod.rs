@@ -21,13 +21,14 @@
 //!   link stays ([`Links::Follow`]);
 //! - a file in a folder the tool fills (`--dump-dir`, `hlo-opt batch`'s
 //!   OUT) never follows a link: the link itself is replaced, so nothing
-//!   outside the folder is created or changed ([`Links::Replace`]);
+//!   outside the folder is created or changed ([`Links::Replace`]); a
+//!   FIFO or device there is replaced the same way;
 //! - SIGINT, SIGTERM and SIGHUP remove every temporary file and end the
 //!   process with 128 + the signal (130, 143, 129); they are held off
 //!   while the outputs are renamed, so a signal then leaves all outputs
 //!   in place, not some; SIGKILL (or a power cut) cannot be caught, and
 //!   leaves temporary files behind (never a destination half-written);
-//! - anything else that exists (`/dev/null`, `/dev/stdout`, a FIFO) is
+//! - anything else a user names that exists (`/dev/null`, `/dev/stdout`, a FIFO) is
 //!   opened and written in place: renaming over it would replace the
 //!   device with a plain file. Such outputs are not checked against each
 //!   other (two outputs to `/dev/null` are fine).

@@ -78,6 +78,9 @@ impl Destination {
             // A link replaced (`Links::Replace`): the new file gets a
             // file's permissions, not the link's 0777.
             Some(m) if m.file_type().is_symlink() => (file_identity(&target, m)?, false, None),
+            // A FIFO or device in a folder the tool fills is replaced as a
+            // link is: opening a FIFO nobody reads would block forever.
+            Some(m) if links == Links::Replace => (file_identity(&target, m)?, false, None),
             Some(_) => (Identity::Special, true, None),
             None => {
                 let location = location(&target)?;
