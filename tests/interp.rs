@@ -413,6 +413,27 @@ fn eval_writes_refs_layout_npz_and_compares() {
         .unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stdout).contains("FAIL"));
+    // An archive with no out0 compared nothing and passed; it is refused.
+    let inputs_only = dir.path().join("inputs_only.npz");
+    {
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&inputs_only).unwrap());
+        zip.start_file("in0.npy", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.finish().unwrap();
+    }
+    let vacuous = bin()
+        .args(["eval", hlo.to_str().unwrap(), "--inputs"])
+        .arg(&refs)
+        .arg("--compare")
+        .arg(&inputs_only)
+        .output()
+        .unwrap();
+    let msg = String::from_utf8_lossy(&vacuous.stderr);
+    assert_eq!(vacuous.status.code(), Some(1), "{msg}");
+    assert!(
+        msg.contains("inputs_only.npz: holds no out0") && msg.contains("has: in0"),
+        "{msg}"
+    );
 }
 
 /// `hlo-opt --check-numerics input -o out`'s standard error, once it has

@@ -772,6 +772,14 @@ pub fn read_outputs_within(path: &Path, dims: Option<&[Vec<usize>]>) -> Result<V
                 d.len()
             )));
         }
+        // Comparing nothing would pass whatever the module computes.
+        if held == 0 && !d.is_empty() {
+            return Err(npz.error(format!(
+                "holds no out0, so nothing to compare the module's {} outputs with (has: {})",
+                d.len(),
+                npz.names()
+            )));
+        }
     }
     for i in 0.. {
         let key = format!("out{i}");
