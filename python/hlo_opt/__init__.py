@@ -3,7 +3,6 @@ modules. See docs/python.md."""
 
 import json
 import os
-import tempfile
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -92,9 +91,10 @@ class Report:
         return self._drawn_text("html")
 
     def save_html(self, path) -> None:
-        """Writes :meth:`html` to ``path`` through a temporary file beside
-        it, renamed into place when complete."""
-        _write_atomically(path, self.html())
+        """Writes :meth:`html` to ``path`` as ``--report-html`` writes it:
+        through a temporary file beside it, renamed into place when
+        complete; a link is followed and an existing file keeps its mode."""
+        _hlo_opt.write_text(path, self.html(), "save_html")
 
     def graph(self, as_text: bool = False):
         """The Model Explorer graph JSON of ``--emit-graph`` (a dict, or
@@ -220,19 +220,6 @@ def check_numerics(
 
 # Rewrites drawn inline in a notebook cell at most.
 _REWRITES_SHOWN = 8
-
-
-def _write_atomically(path, text: str) -> None:
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix=".hlo-opt-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
 
 
 def _names(passes: Passes) -> Optional[Union[str, List[str]]]:

@@ -1,5 +1,6 @@
 """Type stubs of the native module (see hlo_opt/__init__.py for the API)."""
 
+import os
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 class Module:
@@ -93,6 +94,7 @@ def run(
     memory_limit: Union[None, int, str] = None,
     check_mode: Optional[str] = None,
 ) -> Tuple[Module, List[PassReport], List[PassCheckInfo], RunDrawings]: ...
+def write_text(path: Union[str, "os.PathLike[str]"], text: str, what: str) -> None: ...
 def evaluate_raw(
     module: Module,
     inputs: Optional[List[Tuple[str, List[int], bytes]]] = None,

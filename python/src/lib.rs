@@ -14,7 +14,7 @@ use hlo_opt::interp::{Cancel, EvalOptions};
 use hlo_opt::ir::verify::{verify, VerifyError};
 use hlo_opt::ir::{Module, PrintOptions};
 use hlo_opt::neuron::contract::Violation;
-use hlo_opt::output::{OutputPlan, Staged};
+use hlo_opt::output::{Destination, Links, OutputPlan, Staged};
 use hlo_opt::passes::{registry, PassError, PassRun, ReportEntry};
 use hlo_opt::text::ParseError;
 use pyo3::exceptions::PyTypeError;
@@ -729,10 +729,33 @@ fn plan_dumps(
     config: &RunConfig,
 ) -> PyResult<DumpFiles> {
     let fail = |message: String| error(py, "HloOptError", message, &[]);
+    // The command refuses `--dump-dir ''`; here it would fill the
+    // working folder.
+    if dir.is_some_and(|d| d.as_os_str().is_empty()) {
+        return Err(fail("dump_dir is empty; give a folder".to_string()));
+    }
     let mut dumps =
         DumpFiles::plan(&mut OutputPlan::new(), "dump_dir", dir, config).map_err(fail)?;
     dumps.make_folder().map_err(fail)?;
     Ok(dumps)
+}
+
+/// Writes `text` to `path` as the command writes `--report-html`: through
+/// a temporary beside it, renamed into place when complete; a link is
+/// followed, a new file gets 0666 under the umask, an existing one keeps
+/// its mode and owner, and an error names `path`.
+#[pyfunction]
+fn write_text(py: Python<'_>, path: std::path::PathBuf, text: &str, what: &str) -> PyResult<()> {
+    let written = py.detach(|| -> Result<(), String> {
+        let destination = Destination::new(what, &path, Links::Follow)
+            .map_err(|e| format!("{}: error: {e}", path.display()))?;
+        let mut staged = Staged::without_signal_handlers();
+        staged.write(&destination, |f| {
+            std::io::Write::write_all(f, text.as_bytes())
+        })?;
+        staged.commit()
+    });
+    written.map_err(|e| error(py, "HloOptError", e, &[]))
 }
 
 /// A run's outcome as the Python side wraps it: the module, each pass's
@@ -1354,5 +1377,6 @@ fn _hlo_opt(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_raw, m)?)?;
     m.add_function(wrap_pyfunction!(cli_main, m)?)?;
+    m.add_function(wrap_pyfunction!(write_text, m)?)?;
     Ok(())
 }

@@ -66,6 +66,46 @@ def test_the_report_saves_copies_and_pickles(tmp_path):
         assert len(other.checks) == len(report.checks)
 
 
+def test_save_html_writes_as_the_command_writes_report_html(tmp_path):
+    # It once wrote through Python's mkstemp: new files 0600, an existing
+    # file's mode lost, a link replaced, and errors naming the temporary.
+    import os
+    import stat
+
+    module = hlo_opt.Module.from_text((EXAMPLES / "softmax_vjp_f32.hlo").read_text())
+    _, report = hlo_opt.run(module)
+    old_umask = os.umask(0o022)
+    try:
+        report.save_html(tmp_path / "new.html")
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE((tmp_path / "new.html").stat().st_mode) == 0o644
+    (tmp_path / "real").mkdir()
+    kept = tmp_path / "real" / "page.html"
+    kept.write_text("old")
+    kept.chmod(0o664)
+    (tmp_path / "link.html").symlink_to(kept)
+    report.save_html(str(tmp_path / "link.html"))
+    assert (tmp_path / "link.html").is_symlink()
+    assert kept.read_text() == report.html()
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o664
+    for bad, why in [(tmp_path / "missing" / "x.html", "does not exist"),
+                     (tmp_path / "real", "is a folder")]:
+        with pytest.raises(hlo_opt.HloOptError, match=why) as e:
+            report.save_html(bad)
+        assert str(bad) in str(e.value) and ".hlo-opt-" not in str(e.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "new.html", "real"]
+
+
+def test_an_empty_dump_dir_is_refused(tmp_path, monkeypatch):
+    # The command refuses `--dump-dir ''`; Python filled the working folder.
+    monkeypatch.chdir(tmp_path)
+    module = hlo_opt.Module.from_text((EXAMPLES / "softmax_vjp_f32.hlo").read_text())
+    with pytest.raises(hlo_opt.HloOptError, match="dump_dir is empty"):
+        hlo_opt.run(module, dump_dir="")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_contract_violation_is_raised_before_the_passes():
     # Any module whose Neuron call breaks its contract.
     bad = hlo_opt.Module.from_text(
