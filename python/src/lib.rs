@@ -1029,14 +1029,7 @@ fn pipeline(
     list: Option<&str>,
     all_computations: bool,
 ) -> PyResult<hlo_opt::passes::Pipeline> {
-    hlo_opt::driver::pipeline(list, all_computations).map_err(|e| {
-        error(
-            py,
-            "PassError",
-            e.trim_start_matches("error: ").to_string(),
-            &[],
-        )
-    })
+    hlo_opt::driver::pipeline(list, all_computations).map_err(|e| error(py, "PassError", e, &[]))
 }
 
 fn contract_error(py: Python<'_>, violations: &[Violation]) -> PyResult<PyErr> {

@@ -125,7 +125,8 @@ fn run(cli: &EvalCli) -> Result<bool, String> {
     verify(&module)
         .map_err(|e| located_error(file, path, e.pos, &format!("invalid module: {e}")))?;
     if cli.passes.is_some() {
-        let mut p = super::pipeline(cli.passes.as_deref(), cli.all_computations)?;
+        let mut p = super::pipeline(cli.passes.as_deref(), cli.all_computations)
+            .map_err(|e| format!("error: {e}"))?;
         p.run(&mut module).map_err(|e| format!("{file}: {e}"))?;
     }
     // Before any input is read or made: the evaluation's arrays, and

@@ -28,7 +28,7 @@ pub fn pipeline(passes: Option<&str>, all_computations: bool) -> Result<Pipeline
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
                 .collect();
-            Pipeline::from_names(&names).map_err(|e| format!("error: {e}"))?
+            Pipeline::from_names(&names).map_err(|e| e.to_string())?
         }
     };
     if all_computations {

@@ -167,7 +167,7 @@ impl DumpFiles {
     ) -> Result<DumpFiles, String> {
         let mut by_name = HashMap::new();
         if let Some(dir) = dir {
-            for name in dump_names(config).map_err(|e| e.to_string())? {
+            for name in dump_names(config).map_err(|e| format!("error: {e}"))? {
                 let d = plan.output(what, &dir.join(&name), Links::Replace)?;
                 by_name.insert(name, d);
             }
