@@ -363,3 +363,32 @@ fn a_module_without_a_header_is_read_as_xla_does() {
     .expect("`HloModule name:` parses");
     assert_eq!(&*m.name, "old_style");
 }
+
+/// JAX's default `lowered.as_text()` is StableHLO: the error says so and
+/// how to get HLO text, not that "a single instruction is not a module".
+#[test]
+fn mlir_text_is_named_with_the_way_to_hlo() {
+    let mlir = data("batch/xla_dump/module_0000.jit_stage/module.mlir");
+    let Outcome::ParseError(1, 1, msg) = run(&mlir) else {
+        panic!("not a parse error at 1:1");
+    };
+    assert!(
+        msg.contains("this is MLIR (StableHLO), not HLO text")
+            && msg.contains("as_text(dialect=\"hlo\")"),
+        "{msg}"
+    );
+    for text in ["func.func @main() {}", "#loc1 = loc(\"x\")\nmodule @m {\n}"] {
+        let Outcome::ParseError(_, _, msg) = run_text(text, "t") else {
+            panic!("{text}: accepted");
+        };
+        assert!(msg.contains("MLIR (StableHLO)"), "{msg}");
+    }
+    // An instruction named `module` is still a single instruction.
+    let Outcome::ParseError(_, _, msg) = run_text("module = f32[] parameter(0)", "t") else {
+        panic!("accepted");
+    };
+    assert!(
+        msg.contains("a single instruction is not a module"),
+        "{msg}"
+    );
+}

@@ -46,6 +46,20 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An MLIR module: `module @name ...`, `module attributes`, `func.func`, or a
+    /// `#loc` alias before them.
+    fn starts_mlir(&mut self) -> PResult<bool> {
+        let word = self.peek_word()?;
+        let after = self.b.get(self.pos + word.len()..).unwrap_or_default();
+        let next = after.iter().find(|c| !c.is_ascii_whitespace());
+        Ok(match word {
+            "module" => matches!(next, Some(b'@' | b'a')),
+            "func.func" => true,
+            "" => after.starts_with(b"#loc"),
+            _ => false,
+        })
+    }
+
     fn header(&mut self) -> PResult<()> {
         let has_header = self.eat_keyword("HloModule")?;
         if has_header {
@@ -60,6 +74,12 @@ impl<'a> Parser<'a> {
             }
         } else if self.peek()?.is_none() {
             return self.err("expects 'HloModule', but the text is empty");
+        } else if self.starts_mlir()? {
+            // What JAX's `lowered.as_text()` gives by default.
+            return self.err(
+                "expects 'HloModule', but this is MLIR (StableHLO), not HLO text; from JAX take \
+                 `jax.jit(f).lower(x).as_text(dialect=\"hlo\")` (or, in Python, `hlo_opt.from_jax(f, x)`)",
+            );
         } else if !self.starts_computation()? {
             // XLA also reads computations without a header (as we do) and a
             // single instruction, making up parameters for its operands.
