@@ -5,6 +5,7 @@
 
 use super::dimensions::{dims_in_range, int_list, int_value};
 use super::Operands;
+use crate::ir::shape::UNBOUNDED_DIM;
 use crate::ir::{Instruction, Shape};
 use std::fmt;
 
@@ -74,6 +75,26 @@ pub(super) fn check_gather(ops: Operands<'_>) -> Result<(), String> {
                 sizes.len()
             ));
         }
+        // As XLA's shape inference: a slice fits in the operand, and a
+        // dimension the result leaves out is sliced 1 (or 0) wide.
+        let bounds = ops.get(0).map(Shape::dims).unwrap_or_default();
+        for (i, (&size, &bound)) in sizes.iter().zip(bounds).enumerate() {
+            if bound != UNBOUNDED_DIM && !(0..=bound).contains(&size) {
+                return Err(format!(
+                    "gather slice_sizes[{i}] is {size}, outside [0, {bound}], the operand's dimension {i}"
+                ));
+            }
+        }
+        for key in [GATHER_KEYS.collapsed, GATHER_KEYS.operand_batching] {
+            for d in int_list(ops.instr, key)?.unwrap_or_default() {
+                let size = usize::try_from(d).ok().and_then(|d| sizes.get(d));
+                if let Some(&size) = size.filter(|&&s| s > 1) {
+                    return Err(format!(
+                        "gather {key} leaves out dimension {d}, but slice_sizes[{d}] is {size}, not 1"
+                    ));
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -85,7 +106,33 @@ pub(super) fn check_scatter(ops: Operands<'_>) -> Result<(), String> {
         indices: ops.get(inputs),
         window_rank: ops.rank(inputs + 1),
     };
-    check_indexed(&SCATTER_KEYS, ops.instr, &arrays)
+    check_indexed(&SCATTER_KEYS, ops.instr, &arrays)?;
+    // As XLA's shape inference: each window dimension of the updates fits
+    // in the operand dimension it updates (those left once the inserted
+    // and batching dimensions are taken out, in order).
+    let get = |k: &str| int_list(ops.instr, k).map(Option::unwrap_or_default);
+    let (window, inserted, batching) = (
+        get(SCATTER_KEYS.window)?,
+        get(SCATTER_KEYS.collapsed)?,
+        get(SCATTER_KEYS.operand_batching)?,
+    );
+    let (Some(operand), Some(updates)) = (ops.get(0), ops.get(inputs + 1)) else {
+        return Ok(());
+    };
+    let windowed =
+        (0..operand.rank() as i64).filter(|d| !inserted.contains(d) && !batching.contains(d));
+    for (&u, o) in window.iter().zip(windowed) {
+        let at = |dims: &[i64], d: i64| usize::try_from(d).ok().and_then(|d| dims.get(d).copied());
+        let (Some(size), Some(bound)) = (at(updates.dims(), u), at(operand.dims(), o)) else {
+            continue;
+        };
+        if bound != UNBOUNDED_DIM && size > bound {
+            return Err(format!(
+                "scatter updates' window dimension {u} is {size}, more than the operand's dimension {o} ({bound})"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The rules gather and scatter share: every list in range of the rank it
