@@ -112,3 +112,39 @@ fn check_numerics_stops_with_the_cancel_error() {
     }
     assert!(start.elapsed() < Duration::from_secs(10));
 }
+
+/// One instruction whose work is quadratic in its size: a reduce-window
+/// (and a select-and-scatter) whose window is half its operand, some
+/// 2.7e11 additions (minutes). The hook is asked within the instruction,
+/// not only after it (before: Ctrl-C in Python waited it out).
+#[test]
+fn one_quadratic_window_instruction_stops_soon_after_the_flag_is_set() {
+    let reduce_window = "HloModule rw\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[1048576] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[524289] reduce-window(x, z), window={size=524288}, to_apply=add\n}\n";
+    let select_and_scatter = "HloModule sas\n\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[1048576] parameter(0)\n  src = f32[524289] parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[1048576] select-and-scatter(x, src, z), window={size=524288}, select=ge, scatter=add\n}\n";
+    for text in [reduce_window, select_and_scatter] {
+        let m = parse_module(text, "window.hlo").unwrap();
+        let inputs = random_inputs(&m, 0).unwrap();
+        let flag = Arc::new(AtomicBool::new(false));
+        let options = EvalOptions {
+            cancel: Some(Cancel::on_flag(flag.clone())),
+            ..EvalOptions::default()
+        };
+        let setter = {
+            let flag = flag.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(300));
+                flag.store(true, Ordering::Relaxed);
+                Instant::now()
+            })
+        };
+        let e = evaluate_with(&m, &inputs, &options).unwrap_err();
+        let stopped = Instant::now();
+        let set = setter.join().unwrap();
+        assert_eq!(e.kind, ErrorKind::Cancelled, "{e}");
+        let late = stopped.saturating_duration_since(set);
+        assert!(
+            late < Duration::from_millis(1000),
+            "stopped {late:?} after the flag"
+        );
+    }
+}

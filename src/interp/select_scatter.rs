@@ -116,6 +116,9 @@ pub fn select_and_scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value])
     let mut buf = Vec::new();
     for o in 0..src.len() {
         window_positions(&x.dims, &win, &counts, o, &mut buf);
+        // A window may be most of the operand: one instruction's work is
+        // then quadratic, so the cancel hook is asked within it.
+        it.tick(buf.len() as u64)?;
         let Some((&first, rest)) = buf.split_first() else {
             continue;
         };
