@@ -131,6 +131,29 @@ fn r03_scatter_window_dims_out_of_order_are_refused() {
     assert!(text(&out.stderr).contains("increasing order"));
 }
 
+/// Beside 03, found on 2026-12-07: windows wider than the operand were
+/// accepted (a scatter then evaluated with exit 0), as was a collapsed
+/// dimension sliced wider than 1; XLA's shape inference refuses all three.
+#[test]
+fn r03_gather_and_scatter_windows_wider_than_the_operand_are_refused() {
+    for (f, wanted) in [
+        (
+            "gather_slice_wider_than_operand.hlo",
+            "gather slice_sizes[3] is 40, outside [0, 4]",
+        ),
+        (
+            "gather_collapses_a_wide_slice.hlo",
+            "gather collapsed_slice_dims leaves out dimension 0, but slice_sizes[0] is 2, not 1",
+        ),
+        (
+            "scatter_window_wider_than_operand.hlo",
+            "scatter updates' window dimension 3 is 40, more than the operand's dimension 3 (4)",
+        ),
+    ] {
+        refuses(&["--passes", ""], &rel("03", f), &[wanted, "instruction"]);
+    }
+}
+
 #[test]
 fn r04_a_huge_index_operand_is_refused_naming_the_limit() {
     for (f, pass) in [
@@ -911,6 +934,57 @@ fn timed_check_numerics(module: &str) -> (String, std::time::Duration, String) {
 fn check_numerics_of_many_inlined_calls_takes_time_linear_in_them() {
     let _alone = one_large_run_at_a_time();
     let n = 30_000;
+    let module = chained_calls(n);
+    let (msg, took, written) = timed_check_numerics(&module);
+    assert!(msg.contains("pass call-inliner: changed"), "{msg}");
+    let bound = if cfg!(debug_assertions) { 60.0 } else { 5.0 };
+    assert!(took.as_secs_f64() < bound, "{n} calls took {took:?}");
+    // Every call is gone, inlined.
+    assert!(!written.contains(" call("), "{written:.400}");
+}
+
+/// The page and the graph of a run whose pass rewrites as many places as
+/// the module has calls: each rewrite's entry found its computation and
+/// its instruction by list walks, and the graph's marks walked the whole
+/// chain of inlined bodies again for each rewrite: 12,500 calls took 15 s,
+/// 25,000 over 60 s. Now 25,000 take under a second.
+#[test]
+fn the_page_and_graph_of_many_inlined_calls_take_time_linear_in_them() {
+    let _alone = one_large_run_at_a_time();
+    let n = 25_000;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.hlo");
+    std::fs::write(&input, chained_calls(n)).unwrap();
+    let start = std::time::Instant::now();
+    let out = hlo_opt()
+        .current_dir(dir.path())
+        .arg(&input)
+        .args([
+            "--report-html",
+            "r.html",
+            "--emit-graph",
+            "g.json",
+            "-o",
+            "out.hlo",
+        ])
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let bound = if cfg!(debug_assertions) { 60.0 } else { 8.0 };
+    assert!(took.as_secs_f64() < bound, "{n} calls took {took:?}");
+    // The last inlined body is marked as the inliner's.
+    let overlay = std::fs::read_to_string(dir.path().join("g.overlay.json")).unwrap();
+    assert!(overlay.contains("call-inliner"), "{overlay:.400}");
+    let page = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    assert!(
+        page.contains(&format!("k{}", n - 1)),
+        "the last rewrite is listed"
+    );
+}
+
+/// An entry calling `n` one-negate computations in a chain.
+fn chained_calls(n: usize) -> String {
     let mut module = String::from("HloModule m\n\n");
     for i in 0..n {
         module.push_str(&format!(
@@ -926,12 +1000,7 @@ fn check_numerics_of_many_inlined_calls_takes_time_linear_in_them() {
         last = format!("k{i}");
     }
     module.push_str(&format!("  ROOT r = f32[8]{{0}} negate({last})\n}}\n"));
-    let (msg, took, written) = timed_check_numerics(&module);
-    assert!(msg.contains("pass call-inliner: changed"), "{msg}");
-    let bound = if cfg!(debug_assertions) { 60.0 } else { 5.0 };
-    assert!(took.as_secs_f64() < bound, "{n} calls took {took:?}");
-    // Every call is gone, inlined.
-    assert!(!written.contains(" call("), "{written:.400}");
+    module
 }
 
 /// `--check-numerics` of 12,000 chained softmaxes, each reading the one

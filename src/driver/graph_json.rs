@@ -97,12 +97,15 @@ impl GraphMarks {
                 reason: format!("rewrote {instruction}: {detail}"),
             };
             let mut made_here: FxSet<&str> = FxSet::default();
+            // An instruction an earlier rewrite reached was marked by it,
+            // as was all it leads to, so no walk goes through it again (a
+            // chain of n rewrites would cost n^2).
+            let mut matched_here = FxSet::default();
             for &(instruction, detail) in &rewrites {
                 // Matched: the rewritten instruction and the removed ones
                 // it reaches through operands.
-                if let Some(&root) = bnames.get(instruction) {
+                if let Some(&root) = bnames.get(instruction).filter(|&&r| matched_here.insert(r)) {
                     let mut stack = vec![root];
-                    let mut seen: FxSet<_> = stack.iter().copied().collect();
                     while let Some(id) = stack.pop() {
                         let i = bcomp.instr(id);
                         self.matched
@@ -110,7 +113,7 @@ impl GraphMarks {
                             .or_insert_with(|| mark(instruction, detail));
                         for &op in i.operands() {
                             let removed = !anames.contains_key(&*bcomp.instr(op).name);
-                            if removed && seen.insert(op) {
+                            if removed && matched_here.insert(op) {
                                 stack.push(op);
                             }
                         }
@@ -137,9 +140,10 @@ impl GraphMarks {
                 let mut seen: FxSet<_> = seeds.iter().copied().collect();
                 while let Some(id) = seeds.pop() {
                     let i = acomp.instr(id);
-                    if made_here.insert(&i.name) {
-                        self.made.insert(key(&i.name), mark(instruction, detail));
+                    if !made_here.insert(&i.name) {
+                        continue;
                     }
+                    self.made.insert(key(&i.name), mark(instruction, detail));
                     for &n in i.operands().iter().chain(i.users()) {
                         if new(n) && seen.insert(n) {
                             seeds.push(n);

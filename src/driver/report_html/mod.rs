@@ -180,10 +180,10 @@ impl RunRecord {
             }
         }
         for (computation, rewritten) in by_comp {
-            let Some((_, after)) = comp_named(module, computation) else {
+            let Some((_, after)) = names.comp(module, Side::After, computation) else {
                 continue;
             };
-            let before = match comp_named(&self.previous, computation) {
+            let before = match names.comp(&self.previous, Side::Before, computation) {
                 Some((_, c)) => Some(
                     &*names
                         .before
@@ -247,12 +247,14 @@ impl RunRecord {
         let sources = match drawings.first() {
             Some((_, g)) => g.sources.clone(),
             None => {
-                let m = if rewrote { &self.previous } else { module };
-                comp_named(m, computation)
-                    .and_then(|(cid, c)| {
-                        let (id, _) = c.instructions().find(|(_, i)| &*i.name == instruction)?;
-                        Some(source_lines(m, cid, &[id]))
-                    })
+                let (m, side) = if rewrote {
+                    (&self.previous, Side::Before)
+                } else {
+                    (module, Side::After)
+                };
+                names
+                    .instr(m, side, computation, instruction)
+                    .map(|(cid, id)| source_lines(m, cid, &[id]))
                     .unwrap_or_default()
             }
         };
@@ -284,22 +286,65 @@ impl RunRecord {
     }
 }
 
-/// Name -> instruction of the computations looked at, built once each.
+/// Name -> instruction of the computations looked at, and name ->
+/// computation of the modules before and after the pass, built once each
+/// (a pass may report a rewrite in each of thousands of computations).
 #[derive(Default)]
 struct NameIndex {
     before: FxMap<String, FxMap<String, InstrId>>,
     after: FxMap<String, FxMap<String, InstrId>>,
+    comps: [Option<FxMap<String, CompId>>; 2],
+}
+
+/// Which module of a pass: the one it ran on or the one it left.
+#[derive(Clone, Copy)]
+enum Side {
+    Before = 0,
+    After = 1,
+}
+
+impl NameIndex {
+    /// Computation `name` of `module`, the module on `side` of the pass.
+    fn comp<'m>(
+        &mut self,
+        module: &'m Module,
+        side: Side,
+        name: &str,
+    ) -> Option<(CompId, &'m Computation)> {
+        let comps = self.comps[side as usize].get_or_insert_with(|| {
+            module
+                .computations()
+                .map(|(id, c)| (c.name.to_string(), id))
+                .collect()
+        });
+        let &id = comps.get(name)?;
+        Some((id, module.comp(id)))
+    }
+
+    /// Instruction `instruction` of computation `name` of `module`.
+    fn instr(
+        &mut self,
+        module: &Module,
+        side: Side,
+        name: &str,
+        instruction: &str,
+    ) -> Option<(CompId, InstrId)> {
+        let (cid, comp) = self.comp(module, side, name)?;
+        let index = match side {
+            Side::Before => &mut self.before,
+            Side::After => &mut self.after,
+        };
+        let index = index
+            .entry(name.to_string())
+            .or_insert_with(|| index_of(comp));
+        Some((cid, *index.get(instruction)?))
+    }
 }
 
 fn index_of(comp: &Computation) -> FxMap<String, InstrId> {
     comp.instructions()
         .map(|(id, i)| (i.name.to_string(), id))
         .collect()
-}
-
-fn comp_named<'m>(module: &'m Module, name: &str) -> Option<(CompId, &'m Computation)> {
-    let id = module.find_computation(name)?;
-    Some((id, module.comp(id)))
 }
 
 /// Before: the instructions the pass removed, reached from the rewritten
@@ -314,8 +359,8 @@ fn rewrite_drawings(
     names: &mut NameIndex,
 ) -> Vec<(&'static str, Graph)> {
     let (Some((bc, before)), Some((ac, after))) = (
-        comp_named(before_module, computation),
-        comp_named(after_module, computation),
+        names.comp(before_module, Side::Before, computation),
+        names.comp(after_module, Side::After, computation),
     ) else {
         return Vec::new();
     };
@@ -398,7 +443,7 @@ fn around(
     instruction: &str,
     names: &mut NameIndex,
 ) -> Option<Graph> {
-    let (cid, comp) = comp_named(module, computation)?;
+    let (cid, comp) = names.comp(module, Side::After, computation)?;
     let index = names
         .after
         .entry(computation.to_string())
