@@ -115,13 +115,15 @@ fn check_numerics_stops_with_the_cancel_error() {
 
 /// One instruction whose work is quadratic in its size: a reduce-window
 /// (and a select-and-scatter) whose window is half its operand, some
-/// 2.7e11 additions (minutes). The hook is asked within the instruction,
+/// 2.7e11 additions (minutes), or a window over padding alone. The hook is asked within the instruction,
 /// not only after it (before: Ctrl-C in Python waited it out).
 #[test]
 fn one_quadratic_window_instruction_stops_soon_after_the_flag_is_set() {
     let reduce_window = "HloModule rw\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[1048576] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[524289] reduce-window(x, z), window={size=524288}, to_apply=add\n}\n";
     let select_and_scatter = "HloModule sas\n\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[1048576] parameter(0)\n  src = f32[524289] parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[1048576] select-and-scatter(x, src, z), window={size=524288}, select=ge, scatter=add\n}\n";
-    for text in [reduce_window, select_and_scatter] {
+    // A window over padding: no element is read, every position is visited.
+    let padded = "HloModule pad\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[1] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[1048576] reduce-window(x, z), window={size=1048576 pad=1048575_1048575}, to_apply=add\n}\n";
+    for text in [reduce_window, select_and_scatter, padded] {
         let m = parse_module(text, "window.hlo").unwrap();
         let inputs = random_inputs(&m, 0).unwrap();
         let flag = Arc::new(AtomicBool::new(false));

@@ -383,6 +383,12 @@ fn mlir_text_is_named_with_the_way_to_hlo() {
         };
         assert!(msg.contains("MLIR (StableHLO)"), "{msg}");
     }
+    // A header-less computation named `func.func` is HLO.
+    let computation = "func.func {\n  ROOT x = f32[] parameter(0)\n}\n";
+    assert!(
+        matches!(run_text(computation, "t"), Outcome::Accepted),
+        "a computation named func.func"
+    );
     // An instruction named `module` is still a single instruction.
     let Outcome::ParseError(_, _, msg) = run_text("module = f32[] parameter(0)", "t") else {
         panic!("accepted");

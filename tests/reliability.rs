@@ -973,7 +973,7 @@ fn the_page_and_graph_of_many_inlined_calls_take_time_linear_in_them() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let bound = if cfg!(debug_assertions) { 60.0 } else { 8.0 };
     assert!(took.as_secs_f64() < bound, "{n} calls took {took:?}");
-    // The last inlined body is marked as the inliner's.
+    // The inliner's marks are in the overlay.
     let overlay = std::fs::read_to_string(dir.path().join("g.overlay.json")).unwrap();
     assert!(overlay.contains("call-inliner"), "{overlay:.400}");
     let page = std::fs::read_to_string(dir.path().join("r.html")).unwrap();

@@ -309,6 +309,24 @@ fn a_fifo_in_a_folder_the_tool_fills_is_replaced_never_opened() {
         assert!(meta.is_file(), "{name} is still a FIFO");
     }
     assert!(read(&out.join("a.hlo")).contains("AwsNeuronSoftmax"));
+    // A second batch reads its stamps and hashes its outputs: a FIFO at a
+    // stamp's name or at an output's is not opened either, and the module
+    // runs again.
+    let stamps = out.join(".hlo-opt-batch");
+    let stamp = fs::read_dir(&stamps)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("a stamp");
+    for planted in [stamp, out.join("a.hlo")] {
+        fs::remove_file(&planted).unwrap();
+        make_fifo(&planted);
+        let mut run = hlo_opt();
+        run.arg("batch").arg(&input).arg("-o").arg(&out);
+        let again = output_within_a_minute(run);
+        assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+        assert!(fs::symlink_metadata(&planted).unwrap().is_file());
+    }
 }
 
 /// `fs_emit_graph_partial_output.sh`: an overlay name past 255 bytes is

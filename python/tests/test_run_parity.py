@@ -95,6 +95,7 @@ def test_save_html_writes_as_the_command_writes_report_html(tmp_path):
             report.save_html(bad)
         assert str(bad) in str(e.value) and ".hlo-opt-" not in str(e.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "new.html", "real"]
+    assert [p.name for p in (tmp_path / "real").iterdir()] == ["page.html"]
 
 
 def test_an_empty_dump_dir_is_refused(tmp_path, monkeypatch):

@@ -750,8 +750,9 @@ pub fn reduce_window(it: &Interpreter, instr: &Instruction, ops: &[&Value]) -> R
         for o in 0..nout {
             window_elems(o, &mut buf);
             // A window may be most of the input: one instruction's work
-            // is then quadratic, so the cancel hook is asked within it.
-            it.tick(buf.len() as u64)?;
+            // is then quadratic, so the cancel hook is asked within it
+            // (every position counts, also those in padding).
+            it.tick(nwin as u64)?;
             for &i in &buf {
                 fold_at(op, &mut out, o, &x0.data, i, x0.ty)?;
             }

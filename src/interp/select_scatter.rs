@@ -113,12 +113,17 @@ pub fn select_and_scatter(it: &Interpreter, instr: &Instruction, ops: &[&Value])
     };
     let mut out = Array::new(src.ty, x.dims.clone(), init.data.repeat_elem(0, x.len()))?;
     let comb = it.combiner(scatter);
+    let window_size = win
+        .iter()
+        .map(|w| u64::try_from(w.size).unwrap_or(0))
+        .fold(1u64, u64::saturating_mul);
     let mut buf = Vec::new();
     for o in 0..src.len() {
         window_positions(&x.dims, &win, &counts, o, &mut buf);
         // A window may be most of the operand: one instruction's work is
-        // then quadratic, so the cancel hook is asked within it.
-        it.tick(buf.len() as u64)?;
+        // then quadratic, so the cancel hook is asked within it (every
+        // position counts, also those in padding).
+        it.tick(window_size)?;
         let Some((&first, rest)) = buf.split_first() else {
             continue;
         };

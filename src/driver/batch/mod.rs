@@ -323,7 +323,8 @@ impl Job<'_> {
     /// names are removed, whatever the stamp says.
     fn forget_last_result(&self, found: &Found, row: &Value) {
         let stamp = self.stamp_path(&found.id);
-        let Ok(text) = std::fs::read_to_string(&stamp) else {
+        let mut text = String::new();
+        let Some(Ok(_)) = open_plain_file(&stamp).map(|mut f| f.read_to_string(&mut text)) else {
             return;
         };
         let last: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -362,7 +363,10 @@ impl Job<'_> {
     /// The last result's row, when its stamp is `stamp` and its files are
     /// all still there.
     fn up_to_date(&self, found: &Found, stamp: &str) -> Option<Value> {
-        let text = std::fs::read_to_string(self.stamp_path(&found.id)).ok()?;
+        let mut text = String::new();
+        open_plain_file(&self.stamp_path(&found.id))?
+            .read_to_string(&mut text)
+            .ok()?;
         let mut stored: Value = serde_json::from_str(&text).ok()?;
         if stored["stamp"] != stamp {
             return None;
@@ -574,8 +578,25 @@ fn remove_stale(path: &Path) {
 /// The SHA-256 of a file's bytes, in hex; `None` if it cannot be read.
 fn file_sha256(path: &Path) -> Option<String> {
     let mut h = Hashing::new(std::io::sink());
-    std::io::copy(&mut std::fs::File::open(path).ok()?, &mut h).ok()?;
+    std::io::copy(&mut open_plain_file(path)?, &mut h).ok()?;
     Some(h.hex())
+}
+
+/// `path` opened for reading if it is a regular file in OUT: not a link,
+/// and not a FIFO, whose open would wait for a writer forever (anyone who
+/// can write to OUT could hang every batch). Opened without blocking and
+/// without following a link, then checked, so nothing can be swapped in
+/// between.
+fn open_plain_file(path: &Path) -> Option<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let file = options.open(path).ok()?;
+    file.metadata().ok()?.is_file().then_some(file)
 }
 
 /// A writer that hashes what goes through it (SHA-256).

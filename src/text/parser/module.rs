@@ -54,7 +54,8 @@ impl<'a> Parser<'a> {
         let next = after.iter().find(|c| !c.is_ascii_whitespace());
         Ok(match word {
             "module" => matches!(next, Some(b'@' | b'a')),
-            "func.func" => true,
+            // Not a header-less computation named `func.func` (`{`, `(`).
+            "func.func" => next.is_some_and(|c| *c == b'@' || c.is_ascii_alphabetic()),
             "" => after.starts_with(b"#loc"),
             _ => false,
         })
