@@ -114,8 +114,15 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            // --help and --version are "errors" that print and succeed.
-            let _ = e.print();
+            // --help and --version are "errors" that print and succeed,
+            // unless what they print cannot be written (`> /dev/full`).
+            let printed = e
+                .print()
+                .and_then(|()| std::io::Write::flush(&mut std::io::stdout()));
+            if printed.is_err() && e.exit_code() == 0 {
+                crate::util::diag("hlo-opt: error: cannot write to standard output\n");
+                return 1;
+            }
             return e.exit_code().try_into().unwrap_or(2);
         }
     };

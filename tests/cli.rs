@@ -678,3 +678,23 @@ fn a_proto_file_reads_as_the_same_bytes_on_stdin() {
         }
     }
 }
+
+/// `--help` and `--version` into a full device say so and exit 1 (they
+/// exited 0 with nothing written).
+#[cfg(unix)]
+#[test]
+fn help_and_version_into_a_full_device_fail() {
+    for flag in ["--help", "--version"] {
+        let out = hlo_opt()
+            .arg(flag)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{flag}: {err}");
+        assert!(err.contains("cannot write to standard output"), "{err}");
+    }
+    let ok = hlo_opt().arg("--version").output().unwrap();
+    assert!(ok.status.success());
+    assert!(String::from_utf8_lossy(&ok.stdout).starts_with("hlo-opt "));
+}
