@@ -3,7 +3,10 @@
 //! `--check-numerics` passes that on instead of checking region by region.
 
 use hlo_opt::driver::check_numerics::{run_checked, CheckConfig, CheckError};
-use hlo_opt::interp::{evaluate_with, random::random_inputs, Cancel, ErrorKind, EvalOptions};
+use hlo_opt::interp::array::Value;
+use hlo_opt::interp::{
+    evaluate_with, random::random_inputs, Cancel, ErrorKind, EvalError, EvalOptions,
+};
 use hlo_opt::ir::Module;
 use hlo_opt::passes::{self, PassOptions};
 use hlo_opt::text::parse_module;
@@ -20,10 +23,9 @@ fn security_module(name: &str) -> Module {
     parse_module(&text, name).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Without a hook, this loop runs to its 10^7-iteration cap (about 21 h).
-#[test]
-fn a_heavy_while_loop_stops_soon_after_the_flag_is_set() {
-    let m = security_module("while_heavy.hlo");
+/// Evaluates `m` on `inputs` with a cancel flag another thread sets after
+/// 300 ms: the evaluation's error, and how long after the flag it stopped.
+fn evaluate_until_the_flag(m: &Module, inputs: &[Value]) -> (EvalError, Duration) {
     let flag = Arc::new(AtomicBool::new(false));
     let options = EvalOptions {
         cancel: Some(Cancel::on_flag(flag.clone())),
@@ -37,12 +39,19 @@ fn a_heavy_while_loop_stops_soon_after_the_flag_is_set() {
             Instant::now()
         })
     };
-    let e = evaluate_with(&m, &[], &options).unwrap_err();
+    let e = evaluate_with(m, inputs, &options).unwrap_err();
     let stopped = Instant::now();
     let set = setter.join().unwrap();
+    (e, stopped.saturating_duration_since(set))
+}
+
+/// Without a hook, this loop runs to its 10^7-iteration cap (about 21 h).
+#[test]
+fn a_heavy_while_loop_stops_soon_after_the_flag_is_set() {
+    let m = security_module("while_heavy.hlo");
+    let (e, late) = evaluate_until_the_flag(&m, &[]);
     assert_eq!(e.kind, ErrorKind::Cancelled, "{e}");
     assert!(e.to_string().contains("interrupted"), "{e}");
-    let late = stopped.saturating_duration_since(set);
     assert!(
         late < Duration::from_millis(500),
         "stopped {late:?} after the flag"
@@ -115,8 +124,8 @@ fn check_numerics_stops_with_the_cancel_error() {
 
 /// One instruction whose work is quadratic in its size: a reduce-window
 /// (and a select-and-scatter) whose window is half its operand, some
-/// 2.7e11 additions (minutes), or a window over padding alone. The hook is asked within the instruction,
-/// not only after it (before: Ctrl-C in Python waited it out).
+/// 2.7e11 additions (minutes), or a window over padding alone. The hook
+/// is asked within the instruction, not only after it (before: Ctrl-C in Python waited it out).
 #[test]
 fn one_quadratic_window_instruction_stops_soon_after_the_flag_is_set() {
     let reduce_window = "HloModule rw\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  x = f32[1048576] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[524289] reduce-window(x, z), window={size=524288}, to_apply=add\n}\n";
@@ -126,24 +135,8 @@ fn one_quadratic_window_instruction_stops_soon_after_the_flag_is_set() {
     for text in [reduce_window, select_and_scatter, padded] {
         let m = parse_module(text, "window.hlo").unwrap();
         let inputs = random_inputs(&m, 0).unwrap();
-        let flag = Arc::new(AtomicBool::new(false));
-        let options = EvalOptions {
-            cancel: Some(Cancel::on_flag(flag.clone())),
-            ..EvalOptions::default()
-        };
-        let setter = {
-            let flag = flag.clone();
-            std::thread::spawn(move || {
-                std::thread::sleep(Duration::from_millis(300));
-                flag.store(true, Ordering::Relaxed);
-                Instant::now()
-            })
-        };
-        let e = evaluate_with(&m, &inputs, &options).unwrap_err();
-        let stopped = Instant::now();
-        let set = setter.join().unwrap();
+        let (e, late) = evaluate_until_the_flag(&m, &inputs);
         assert_eq!(e.kind, ErrorKind::Cancelled, "{e}");
-        let late = stopped.saturating_duration_since(set);
         assert!(
             late < Duration::from_millis(1000),
             "stopped {late:?} after the flag"
